@@ -1,0 +1,199 @@
+/* isosched.c — libisosched: one request, one reply, one connection per call
+ * (so calls are thread-safe and usable from the preload shim without locks). */
+#include "isosched.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "iso_proto.h"
+
+_Static_assert(ISO_SCHED_ISO_RR == 4, "policy 4 is SCHED_ISO_RR");
+
+static __thread char last_error[ISO_PROTO_TEXT_MAX + 1];
+
+const char *iso_last_error(void)
+{
+	return last_error;
+}
+
+static void set_error(const char *msg)
+{
+	size_t n = strnlen(msg, ISO_PROTO_TEXT_MAX);
+
+	memcpy(last_error, msg, n);
+	last_error[n] = '\0';
+}
+
+const char *iso_socket_path(void)
+{
+	const char *p = getenv("ISOSCHED_SOCKET");
+
+	return (p && *p) ? p : ISO_DEFAULT_SOCKET;
+}
+
+static int connect_isod(void)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	const char *path = iso_socket_path();
+	struct timeval tv = { .tv_sec = 5 };
+	int fd, r;
+
+	if (strlen(path) >= sizeof(sa.sun_path)) {
+		set_error("socket path too long");
+		return -ENAMETOOLONG;
+	}
+	strcpy(sa.sun_path, path);
+	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	/* A wedged daemon must not hang the caller forever. */
+	(void)setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	(void)setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
+		r = -errno;
+		close(fd);
+		set_error("cannot reach isod (is it running? see ISOSCHED_SOCKET)");
+		return r;
+	}
+	return fd;
+}
+
+/* Small enough for the stack of any thread (audio threads may have small
+ * stacks): SET and GET replies fit; only STATUS needs the full size. */
+#define SMALL_MSG 512
+
+/* Send req, wait for its reply into rep (whose threads/threads_cap the
+ * caller set), using buf of cap bytes. Returns the reply's err, or a
+ * transport error. */
+static int transact(struct iso_req *req, struct iso_reply *rep,
+		    unsigned char *buf, size_t cap)
+{
+	static __thread uint32_t seq;
+	ssize_t n;
+	int fd, len, r;
+
+	last_error[0] = '\0';
+	req->seq = ++seq;
+	len = iso_proto_encode_req(req, buf, cap);
+	if (len < 0)
+		return len;
+	fd = connect_isod();
+	if (fd < 0)
+		return fd;
+	do
+		n = send(fd, buf, (size_t)len, MSG_NOSIGNAL);
+	while (n < 0 && errno == EINTR);
+	if (n != len) {
+		r = n < 0 ? -errno : -EIO;
+		goto out;
+	}
+	do
+		n = recv(fd, buf, cap, MSG_TRUNC);
+	while (n < 0 && errno == EINTR);
+	if (n < 0) {
+		r = -errno;
+		set_error("no reply from isod");
+		goto out;
+	}
+	if (n == 0 || (size_t)n > cap) {
+		r = -EPROTO;
+		set_error("malformed reply from isod");
+		goto out;
+	}
+	r = iso_proto_decode_reply(buf, (size_t)n, rep);
+	if (r < 0 || rep->seq != req->seq ||
+	    rep->type != (req->type | ISO_MSG_REPLY)) {
+		r = -EPROTO;
+		set_error("malformed reply from isod");
+		goto out;
+	}
+	r = rep->err;
+	if (r < 0)
+		set_error(rep->text);
+out:
+	close(fd);
+	return r;
+}
+
+int iso_set_thread(pid_t tid, int policy, int prio, int limit_pct,
+		   struct iso_thread_info *out)
+{
+	struct iso_req req = { .type = ISO_MSG_SET };
+	struct iso_reply rep = { 0 };
+	unsigned char buf[SMALL_MSG];
+	int r;
+
+	req.u.set.tid = (int32_t)(tid ? tid : gettid());
+	req.u.set.policy = policy;
+	req.u.set.prio = prio;
+	req.u.set.limit = limit_pct;
+	r = transact(&req, &rep, buf, sizeof(buf));
+	if (r == 0 && out)
+		*out = rep.thread;
+	return r;
+}
+
+int iso_get_thread(pid_t tid, struct iso_thread_info *out)
+{
+	struct iso_req req = { .type = ISO_MSG_GET };
+	struct iso_reply rep = { 0 };
+	unsigned char buf[SMALL_MSG];
+	int r;
+
+	req.u.get.tid = (int32_t)(tid ? tid : gettid());
+	r = transact(&req, &rep, buf, sizeof(buf));
+	if (r == 0 && out)
+		*out = rep.thread;
+	return r;
+}
+
+int iso_status(struct iso_status_info *st, struct iso_thread_info *threads,
+	       size_t cap)
+{
+	static __thread unsigned char buf[ISO_PROTO_MAX_MSG];
+	size_t got = 0;
+
+	/* Page through the thread table; stop at cap or at the end. */
+	for (;;) {
+		struct iso_req req = { .type = ISO_MSG_STATUS };
+		struct iso_reply rep = { 0 };
+		int r;
+
+		req.u.status.offset = (uint32_t)got;
+		rep.threads = threads ? threads + got : NULL;
+		rep.threads_cap = threads ? cap - got : 0;
+		r = transact(&req, &rep, buf, sizeof(buf));
+		if (r < 0)
+			return r;
+		if (st)
+			*st = rep.status;
+		if (rep.status.count > rep.threads_cap)
+			rep.status.count = (uint32_t)rep.threads_cap;
+		got += rep.status.count;
+		if (rep.status.count == 0 || got >= cap ||
+		    got >= rep.status.total)
+			break;
+	}
+	return (int)got;
+}
+
+int iso_tune(int iso_cpu, int iso_period_s, struct iso_status_info *st)
+{
+	struct iso_req req = { .type = ISO_MSG_TUNE };
+	struct iso_reply rep = { 0 };
+	unsigned char buf[SMALL_MSG];
+	int r;
+
+	req.u.tune.iso_cpu = iso_cpu;
+	req.u.tune.iso_period_s = iso_period_s;
+	r = transact(&req, &rep, buf, sizeof(buf));
+	if (r == 0 && st)
+		*st = rep.status;
+	return r;
+}

@@ -1,0 +1,58 @@
+/* iso_engine.h — the policy engine: from per-task CPU-time samples to
+ * "this task runs ISO / this task is demoted" decisions. Pure and
+ * deterministic: the caller supplies time and samples and carries out the
+ * decisions (isod's actuator); nothing here allocates, logs or reads clocks.
+ *
+ * One step, driven by the caller:
+ *     iso_engine_begin(e);
+ *     for each task: iso_engine_account(e, task, cpu_ns)   (if sampled)
+ *     iso_engine_commit(e, now_ns);
+ *     for each task: if (iso_engine_decide(e, task)) act on task->demoted
+ *
+ * Return contract: int functions give 0 or -EINVAL.
+ */
+#ifndef ISO_ENGINE_H
+#define ISO_ENGINE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "iso_budget.h"
+
+/* What the engine knows of one ISO task; the daemon embeds it. */
+struct iso_task {
+	unsigned limit;       /* own limit (RLIMIT_RT_CPU style), percent; 0 = iso_cpu */
+	bool demoted;         /* decision: runs SCHED_OTHER now */
+	bool has_prev;        /* prev_cpu_ns valid */
+	uint64_t prev_cpu_ns; /* cumulative CPU time at the previous sample */
+};
+
+struct iso_engine {
+	struct iso_tunables tun;
+	struct iso_budget budget;
+	unsigned ncpus;
+	uint64_t pending_ns; /* ISO CPU time accounted in this step */
+};
+
+int iso_engine_init(struct iso_engine *e, const struct iso_tunables *t,
+		    unsigned ncpus);
+/* New tunables take effect from the next step; the average is kept. */
+int iso_engine_retune(struct iso_engine *e, const struct iso_tunables *t);
+/* 0 or -EINVAL for a limit outside 0..100. */
+int iso_task_init(struct iso_task *task, unsigned limit);
+
+void iso_engine_begin(struct iso_engine *e);
+/* cpu_ns: the task's cumulative CPU time now. Its growth since the previous
+ * sample counts against the budget if the task ran as ISO meanwhile. A
+ * first sample, or one that went backwards, only sets the baseline. */
+void iso_engine_account(struct iso_engine *e, struct iso_task *task,
+			uint64_t cpu_ns);
+int iso_engine_commit(struct iso_engine *e, int64_t now_ns);
+/* Updates task->demoted; returns true when it changed. */
+bool iso_engine_decide(const struct iso_engine *e, struct iso_task *task);
+
+double iso_engine_usage(const struct iso_engine *e);
+bool iso_engine_refractory(const struct iso_engine *e);
+
+#endif

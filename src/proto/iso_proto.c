@@ -1,0 +1,296 @@
+/* iso_proto.c — bounds-checked encoding and decoding of isod messages. */
+#include "iso_proto.h"
+
+#include <errno.h>
+#include <stdbool.h>
+#include <string.h>
+
+/* A cursor over a buffer; an overrun sets bad instead of touching memory. */
+struct cur {
+	unsigned char *p;
+	const unsigned char *rp;
+	size_t len, pos;
+	bool bad;
+};
+
+static void put(struct cur *c, const void *v, size_t n)
+{
+	if (c->bad || c->len - c->pos < n) {
+		c->bad = true;
+		return;
+	}
+	memcpy(c->p + c->pos, v, n);
+	c->pos += n;
+}
+
+static void get(struct cur *c, void *v, size_t n)
+{
+	if (c->bad || c->len - c->pos < n) {
+		c->bad = true;
+		memset(v, 0, n);
+		return;
+	}
+	memcpy(v, c->rp + c->pos, n);
+	c->pos += n;
+}
+
+#define PUT(c, v) put((c), &(v), sizeof(v))
+#define GET(c, v) get((c), &(v), sizeof(v))
+
+static void put_header(struct cur *c, uint16_t type, uint32_t seq)
+{
+	uint32_t magic = ISO_PROTO_MAGIC, len = 0;
+	uint16_t ver = ISO_PROTO_VERSION;
+
+	PUT(c, magic);
+	PUT(c, ver);
+	PUT(c, type);
+	PUT(c, len); /* patched by finish() */
+	PUT(c, seq);
+}
+
+static int finish(struct cur *c)
+{
+	uint32_t len = (uint32_t)c->pos;
+
+	if (c->bad)
+		return -ENOSPC;
+	memcpy(c->p + 8, &len, sizeof(len));
+	return (int)len;
+}
+
+static int get_header(struct cur *c, uint16_t *type, uint32_t *seq)
+{
+	uint32_t magic, len;
+	uint16_t ver;
+
+	if (c->len < ISO_PROTO_HDR_LEN)
+		return -EBADMSG;
+	GET(c, magic);
+	GET(c, ver);
+	GET(c, *type);
+	GET(c, len);
+	GET(c, *seq);
+	if (magic != ISO_PROTO_MAGIC || ver != ISO_PROTO_VERSION)
+		return -EPROTO;
+	if (len != c->len || len > ISO_PROTO_MAX_MSG)
+		return -EBADMSG;
+	return 0;
+}
+
+/* The body must have been read to its last byte: no short, no trailing. */
+static int done(const struct cur *c)
+{
+	return (c->bad || c->pos != c->len) ? -EBADMSG : 0;
+}
+
+int iso_proto_encode_req(const struct iso_req *req, void *buf, size_t cap)
+{
+	struct cur c = { .p = buf, .len = cap };
+
+	put_header(&c, req->type, req->seq);
+	switch (req->type) {
+	case ISO_MSG_SET:
+		PUT(&c, req->u.set.pid);
+		PUT(&c, req->u.set.tid);
+		PUT(&c, req->u.set.policy);
+		PUT(&c, req->u.set.prio);
+		PUT(&c, req->u.set.limit);
+		break;
+	case ISO_MSG_GET:
+		PUT(&c, req->u.get.pid);
+		PUT(&c, req->u.get.tid);
+		break;
+	case ISO_MSG_STATUS:
+		PUT(&c, req->u.status.offset);
+		break;
+	case ISO_MSG_TUNE:
+		PUT(&c, req->u.tune.iso_cpu);
+		PUT(&c, req->u.tune.iso_period_s);
+		break;
+	default:
+		return -EINVAL;
+	}
+	return finish(&c);
+}
+
+int iso_proto_decode_req(const void *buf, size_t len, struct iso_req *req)
+{
+	struct cur c = { .rp = buf, .len = len };
+	int r;
+
+	memset(req, 0, sizeof(*req));
+	r = get_header(&c, &req->type, &req->seq);
+	if (r < 0)
+		return r;
+	switch (req->type) {
+	case ISO_MSG_SET:
+		GET(&c, req->u.set.pid);
+		GET(&c, req->u.set.tid);
+		GET(&c, req->u.set.policy);
+		GET(&c, req->u.set.prio);
+		GET(&c, req->u.set.limit);
+		break;
+	case ISO_MSG_GET:
+		GET(&c, req->u.get.pid);
+		GET(&c, req->u.get.tid);
+		break;
+	case ISO_MSG_STATUS:
+		GET(&c, req->u.status.offset);
+		break;
+	case ISO_MSG_TUNE:
+		GET(&c, req->u.tune.iso_cpu);
+		GET(&c, req->u.tune.iso_period_s);
+		break;
+	default:
+		return -EOPNOTSUPP;
+	}
+	return done(&c);
+}
+
+static void put_thread(struct cur *c, const struct iso_thread_info *t)
+{
+	PUT(c, t->tid);
+	PUT(c, t->pid);
+	PUT(c, t->uid);
+	PUT(c, t->policy);
+	PUT(c, t->prio);
+	PUT(c, t->limit);
+	PUT(c, t->kernel_policy);
+	PUT(c, t->kernel_prio);
+	PUT(c, t->user_prio);
+	PUT(c, t->flags);
+	PUT(c, t->cpu_ns);
+}
+
+static void get_thread(struct cur *c, struct iso_thread_info *t)
+{
+	GET(c, t->tid);
+	GET(c, t->pid);
+	GET(c, t->uid);
+	GET(c, t->policy);
+	GET(c, t->prio);
+	GET(c, t->limit);
+	GET(c, t->kernel_policy);
+	GET(c, t->kernel_prio);
+	GET(c, t->user_prio);
+	GET(c, t->flags);
+	GET(c, t->cpu_ns);
+}
+
+static void put_status(struct cur *c, const struct iso_status_info *s)
+{
+	PUT(c, s->iso_cpu);
+	PUT(c, s->iso_period_s);
+	PUT(c, s->band_lo);
+	PUT(c, s->band_hi);
+	PUT(c, s->usage_milli);
+	PUT(c, s->refractory);
+	PUT(c, s->ncpus);
+	PUT(c, s->sample_us);
+	PUT(c, s->total);
+	PUT(c, s->offset);
+	PUT(c, s->count);
+}
+
+static void get_status(struct cur *c, struct iso_status_info *s)
+{
+	GET(c, s->iso_cpu);
+	GET(c, s->iso_period_s);
+	GET(c, s->band_lo);
+	GET(c, s->band_hi);
+	GET(c, s->usage_milli);
+	GET(c, s->refractory);
+	GET(c, s->ncpus);
+	GET(c, s->sample_us);
+	GET(c, s->total);
+	GET(c, s->offset);
+	GET(c, s->count);
+}
+
+int iso_proto_encode_reply(const struct iso_reply *rep, void *buf, size_t cap)
+{
+	struct cur c = { .p = buf, .len = cap };
+	size_t tl = strnlen(rep->text, ISO_PROTO_TEXT_MAX);
+	uint16_t textlen = (uint16_t)tl;
+	uint16_t req = rep->type & (uint16_t)~ISO_MSG_REPLY;
+
+	if (!(rep->type & ISO_MSG_REPLY))
+		return -EINVAL;
+	put_header(&c, rep->type, rep->seq);
+	PUT(&c, rep->err);
+	PUT(&c, textlen);
+	put(&c, rep->text, tl);
+	if (rep->err == 0) {
+		switch (req) {
+		case ISO_MSG_SET:
+		case ISO_MSG_GET:
+			put_thread(&c, &rep->thread);
+			break;
+		case ISO_MSG_STATUS:
+		case ISO_MSG_TUNE:
+			if (rep->status.count > ISO_PROTO_PAGE ||
+			    (rep->status.count && !rep->threads) ||
+			    (req == ISO_MSG_TUNE && rep->status.count))
+				return -EINVAL;
+			put_status(&c, &rep->status);
+			for (uint32_t i = 0; i < rep->status.count; i++)
+				put_thread(&c, &rep->threads[i]);
+			break;
+		default:
+			return -EINVAL;
+		}
+	}
+	return finish(&c);
+}
+
+int iso_proto_decode_reply(const void *buf, size_t len, struct iso_reply *rep)
+{
+	struct cur c = { .rp = buf, .len = len };
+	struct iso_thread_info *threads = rep->threads;
+	size_t cap = rep->threads_cap;
+	uint16_t textlen, req;
+	int r;
+
+	memset(rep, 0, sizeof(*rep));
+	rep->threads = threads;
+	rep->threads_cap = cap;
+	r = get_header(&c, &rep->type, &rep->seq);
+	if (r < 0)
+		return r;
+	if (!(rep->type & ISO_MSG_REPLY))
+		return -EBADMSG;
+	req = rep->type & (uint16_t)~ISO_MSG_REPLY;
+	GET(&c, rep->err);
+	GET(&c, textlen);
+	if (c.bad || textlen > ISO_PROTO_TEXT_MAX)
+		return -EBADMSG;
+	get(&c, rep->text, textlen);
+	rep->text[textlen] = '\0';
+	if (rep->err > 0 || rep->err < -4095)
+		return -EBADMSG;
+	if (rep->err == 0) {
+		switch (req) {
+		case ISO_MSG_SET:
+		case ISO_MSG_GET:
+			get_thread(&c, &rep->thread);
+			break;
+		case ISO_MSG_STATUS:
+		case ISO_MSG_TUNE:
+			get_status(&c, &rep->status);
+			if (c.bad || rep->status.count > ISO_PROTO_PAGE)
+				return -EBADMSG;
+			for (uint32_t i = 0; i < rep->status.count; i++) {
+				struct iso_thread_info t;
+
+				get_thread(&c, &t);
+				if (i < cap && threads)
+					threads[i] = t;
+			}
+			break;
+		default:
+			return -EOPNOTSUPP;
+		}
+	}
+	return done(&c);
+}

@@ -1,0 +1,133 @@
+/* Wire protocol: round trips, and every malformed input rejected. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "iso_proto.h"
+
+static void test_request_roundtrip(void **state)
+{
+	unsigned char buf[ISO_PROTO_MAX_MSG];
+	struct iso_req in = { .type = ISO_MSG_SET, .seq = 7 }, out;
+	int n;
+	(void)state;
+	in.u.set.pid = 10;
+	in.u.set.tid = 11;
+	in.u.set.policy = ISO_SCHED_ISO_FIFO;
+	in.u.set.prio = 50;
+	in.u.set.limit = 60;
+	n = iso_proto_encode_req(&in, buf, sizeof(buf));
+	assert_int_equal(n, ISO_PROTO_HDR_LEN + 20);
+	assert_int_equal(iso_proto_decode_req(buf, (size_t)n, &out), 0);
+	assert_int_equal(out.type, ISO_MSG_SET);
+	assert_int_equal(out.seq, 7);
+	assert_int_equal(out.u.set.tid, 11);
+	assert_int_equal(out.u.set.policy, ISO_SCHED_ISO_FIFO);
+	assert_int_equal(out.u.set.limit, 60);
+
+	in.type = ISO_MSG_STATUS;
+	in.u.status.offset = 3;
+	n = iso_proto_encode_req(&in, buf, sizeof(buf));
+	assert_true(n > 0);
+	assert_int_equal(iso_proto_decode_req(buf, (size_t)n, &out), 0);
+	assert_int_equal(out.u.status.offset, 3);
+
+	in.type = 99;
+	assert_int_equal(iso_proto_encode_req(&in, buf, sizeof(buf)), -EINVAL);
+	in.type = ISO_MSG_GET;
+	assert_int_equal(iso_proto_encode_req(&in, buf, 10), -ENOSPC);
+}
+
+static void test_request_malformed(void **state)
+{
+	unsigned char buf[64], bad[64];
+	struct iso_req in = { .type = ISO_MSG_GET, .seq = 1 }, out;
+	uint32_t v;
+	int n;
+	(void)state;
+	n = iso_proto_encode_req(&in, buf, sizeof(buf));
+	assert_true(n > 0);
+	/* every truncation */
+	for (int len = 0; len < n; len++)
+		assert_true(iso_proto_decode_req(buf, (size_t)len, &out) < 0);
+	/* trailing bytes, with the length field telling the truth or not */
+	memcpy(bad, buf, (size_t)n);
+	bad[n] = 0;
+	assert_int_equal(iso_proto_decode_req(bad, (size_t)n + 1, &out), -EBADMSG);
+	v = (uint32_t)n + 1;
+	memcpy(bad + 8, &v, 4);
+	assert_int_equal(iso_proto_decode_req(bad, (size_t)n + 1, &out), -EBADMSG);
+	/* wrong magic, wrong version, unknown type */
+	memcpy(bad, buf, (size_t)n);
+	bad[0] ^= 1;
+	assert_int_equal(iso_proto_decode_req(bad, (size_t)n, &out), -EPROTO);
+	memcpy(bad, buf, (size_t)n);
+	bad[4] = 9;
+	assert_int_equal(iso_proto_decode_req(bad, (size_t)n, &out), -EPROTO);
+	memcpy(bad, buf, (size_t)n);
+	bad[6] = 0x42;
+	assert_int_equal(iso_proto_decode_req(bad, (size_t)n, &out), -EOPNOTSUPP);
+}
+
+static void test_reply_roundtrip(void **state)
+{
+	static unsigned char buf[ISO_PROTO_MAX_MSG];
+	static struct iso_thread_info th[ISO_PROTO_PAGE], got[ISO_PROTO_PAGE];
+	struct iso_reply in = { .type = ISO_MSG_STATUS | ISO_MSG_REPLY, .seq = 5 };
+	struct iso_reply out = { .threads = got, .threads_cap = 10 };
+	int n;
+	(void)state;
+	for (int i = 0; i < ISO_PROTO_PAGE; i++) {
+		th[i].tid = 1000 + i;
+		th[i].cpu_ns = (uint64_t)i << 40;
+	}
+	in.status.iso_cpu = 70;
+	in.status.count = ISO_PROTO_PAGE;
+	in.status.total = 300;
+	in.threads = th;
+	strcpy(in.text, "ok");
+	n = iso_proto_encode_reply(&in, buf, sizeof(buf));
+	assert_true(n > 0 && n <= ISO_PROTO_MAX_MSG);
+	assert_int_equal(iso_proto_decode_reply(buf, (size_t)n, &out), 0);
+	assert_int_equal(out.status.count, ISO_PROTO_PAGE);
+	assert_int_equal(out.status.total, 300);
+	assert_int_equal(got[9].tid, 1009);
+	assert_true(got[9].cpu_ns == (uint64_t)9 << 40);
+	assert_int_equal(got[10].tid, 0); /* beyond threads_cap: untouched */
+	assert_string_equal(out.text, "ok");
+
+	/* an error reply carries no body */
+	memset(&in, 0, sizeof(in));
+	in.type = ISO_MSG_SET | ISO_MSG_REPLY;
+	in.err = -EPERM;
+	strcpy(in.text, "not your thread");
+	n = iso_proto_encode_reply(&in, buf, sizeof(buf));
+	assert_true(n > 0);
+	memset(&out, 0, sizeof(out));
+	assert_int_equal(iso_proto_decode_reply(buf, (size_t)n, &out), 0);
+	assert_int_equal(out.err, -EPERM);
+	assert_string_equal(out.text, "not your thread");
+	for (int len = 0; len < n; len++)
+		assert_true(iso_proto_decode_reply(buf, (size_t)len, &out) < 0);
+
+	/* too many entries is refused on both sides */
+	in.type = ISO_MSG_STATUS | ISO_MSG_REPLY;
+	in.err = 0;
+	in.status.count = ISO_PROTO_PAGE + 1;
+	in.threads = th;
+	assert_int_equal(iso_proto_encode_reply(&in, buf, sizeof(buf)), -EINVAL);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_request_roundtrip),
+		cmocka_unit_test(test_request_malformed),
+		cmocka_unit_test(test_reply_roundtrip),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
