@@ -1,0 +1,105 @@
+# lib.sh — shared helpers for the integration tests (sourced by each test).
+# Every test: a private temp dir, a private isod socket, cleanup on exit,
+# and a check that nothing it started is left running real-time.
+#
+# meson passes: ISOD, ISOCTL, SPIN (tests/integration/spin), BUILD_ROOT.
+# Exit codes: 0 pass, 1 fail, 77 skip (meson's convention).
+
+set -u
+
+: "${ISOD:?ISOD not set (run through meson test)}"
+: "${ISOCTL:?ISOCTL not set}"
+
+ISO_TMP=$(mktemp -d /tmp/isotest.XXXXXX)
+chmod 755 "$ISO_TMP"
+ISOSCHED_SOCKET="$ISO_TMP/isod.sock"
+export ISOSCHED_SOCKET
+ISOD_PID=
+ISO_CHILDREN=()
+
+log() { printf '# %s\n' "$*" >&2; }
+fail() { printf 'FAIL: %s\n' "$*" >&2; exit 1; }
+skip() { printf 'SKIP: %s\n' "$*" >&2; exit 77; }
+
+# Run a command as an unprivileged user, with no supplementary groups.
+as_nobody() { setpriv --reuid=nobody --regid=nogroup --clear-groups -- "$@"; }
+
+need_root() { [ "$(id -u)" = 0 ] || skip "needs root (to start isod and switch users)"; }
+
+# kernel_sched TID -> "POLICY RTPRIO" as the kernel reports them
+# (/proc/TID/stat fields 41 and 40; the comm field may hold spaces).
+kernel_sched() {
+	local s
+	s=$(cat "/proc/$1/stat" 2>/dev/null) || return 1
+	s=${s##*) }
+	# after "comm) ", field 3 is state; policy is field 41, rt_priority 40
+	set -- $s
+	shift 37
+	printf '%s %s\n' "$2" "$1"
+}
+
+# Write a config file for isod; arguments are extra "key = value" lines.
+write_config() {
+	local f="$ISO_TMP/isod.conf"
+	{
+		echo "[isod]"
+		for l in "$@"; do echo "$l"; done
+	} >"$f"
+	echo "$f"
+}
+
+# start_isod [isod options...]: start a private isod, wait until it answers.
+start_isod() {
+	"$ISOD" --socket "$ISOSCHED_SOCKET" --state-file "$ISO_TMP/isod.state" \
+		--log-level debug "$@" >>"$ISO_TMP/isod.log" 2>&1 &
+	ISOD_PID=$!
+	for _ in $(seq 1 100); do
+		if "$ISOCTL" status >/dev/null 2>&1; then
+			return 0
+		fi
+		kill -0 "$ISOD_PID" 2>/dev/null || break
+		sleep 0.05
+	done
+	cat "$ISO_TMP/isod.log" >&2
+	fail "isod did not come up"
+}
+
+stop_isod() {
+	[ -n "$ISOD_PID" ] || return 0
+	kill -TERM "$ISOD_PID" 2>/dev/null
+	wait "$ISOD_PID" 2>/dev/null
+	ISOD_PID=
+}
+
+# Start something in the background and remember it for cleanup.
+bg() { "$@" & ISO_CHILDREN+=($!); }
+
+# Any thread of the given processes (and their children) still kernel RT?
+assert_no_rt_left() {
+	local p t pol
+	for p in "$@"; do
+		for t in /proc/"$p"/task/*; do
+			[ -d "$t" ] || continue
+			pol=$(kernel_sched "${t##*/}" | cut -d' ' -f1)
+			case "$pol" in
+			1|2) fail "thread ${t##*/} of $p left real-time (policy $pol)";;
+			esac
+		done
+	done
+}
+
+iso_cleanup() {
+	local rc=$?
+	for p in "${ISO_CHILDREN[@]}"; do
+		kill -KILL "$p" 2>/dev/null
+	done
+	stop_isod
+	if [ $rc -ne 0 ] && [ $rc -ne 77 ] && [ -f "$ISO_TMP/isod.log" ]; then
+		echo "--- isod log (tail) ---" >&2
+		tail -n 40 "$ISO_TMP/isod.log" >&2
+	fi
+	rm -rf "$ISO_TMP"
+	exit $rc
+}
+trap iso_cleanup EXIT
+trap 'exit 1' INT TERM
