@@ -1,0 +1,21 @@
+/* actuator.h — the only place isod changes a thread's kernel policy.
+ * Promotion is always SCHED_FLAG_RESET_ON_FORK, so no child or new thread
+ * of an ISO thread starts as kernel RT unpoliced. In dry-run mode nothing
+ * is changed and every call succeeds (tests without privilege).
+ *
+ * Return contract: 0 or a negative errno (-ESRCH: thread gone). */
+#ifndef ISOD_ACTUATOR_H
+#define ISOD_ACTUATOR_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+void actuator_set_dry_run(bool dry);
+/* Kernel SCHED_FIFO (fifo) or SCHED_RR at kernel priority kprio. */
+int actuator_promote(pid_t tid, bool fifo, int kprio);
+/* Back to SCHED_OTHER at the thread's own nice level. */
+int actuator_demote(pid_t tid);
+/* What the kernel runs the thread as now. */
+int actuator_query(pid_t tid, int *policy, int *prio, int *nice);
+
+#endif

@@ -1,0 +1,52 @@
+/* config.h — isod's one configuration struct: defaults, the INI file
+ * (inih) and validation. Command-line options are applied by isod.c on top
+ * of the file, then everything is validated once.
+ *
+ * Return contract: 0 or a negative errno; messages go to the log. */
+#ifndef ISOD_CONFIG_H
+#define ISOD_CONFIG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "iso_band.h"
+#include "iso_budget.h"
+
+#define ISOD_DEFAULT_CONFIG "/etc/isosched/isod.conf"
+#define ISOD_DEFAULT_STATE "/run/isosched/isod.state"
+#define ISOD_MAX_IDS 64
+
+struct isod_config {
+	struct iso_tunables tun;
+	struct iso_band band;
+	int enforcer_prio;         /* 0: band.hi + 1 */
+	unsigned sample_ms;        /* sampling interval, 1..1000 */
+	bool inherit;              /* adopt children of ISO threads */
+	unsigned max_threads_per_user;
+	unsigned max_threads;      /* all users together */
+	unsigned max_limit;        /* highest own limit a non-root task may set; 0: iso_cpu */
+	uid_t allow_users[ISOD_MAX_IDS];
+	size_t n_allow_users;
+	gid_t allow_groups[ISOD_MAX_IDS];
+	size_t n_allow_groups;
+	char socket_path[108];
+	char state_path[256];
+	int log_level;
+	bool use_syslog;
+	bool dry_run;
+};
+
+void config_defaults(struct isod_config *c);
+/* Parse an INI file ([isod] section). A missing file is fine only when
+ * optional (the default path). */
+int config_load_file(struct isod_config *c, const char *path, bool optional);
+/* Set one key from a string, as the file would: used by the parser and by
+ * command-line options. *why gets a static message on -EINVAL. */
+int config_set(struct isod_config *c, const char *key, const char *value,
+	       const char **why);
+/* Cross-field checks after everything is set. */
+int config_validate(const struct isod_config *c, const char **why);
+int config_enforcer_prio(const struct isod_config *c);
+
+#endif

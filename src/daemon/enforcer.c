@@ -1,0 +1,65 @@
+/* enforcer.c — the high-priority sampling loop. */
+#include "enforcer.h"
+
+#include <errno.h>
+#include <sched.h>
+#include <time.h>
+
+#include "log.h"
+
+static int64_t ts_ns(const struct timespec *ts)
+{
+	return (int64_t)ts->tv_sec * 1000000000LL + ts->tv_nsec;
+}
+
+static void *enforcer_main(void *arg)
+{
+	struct isod *d = arg;
+	struct timespec next, t0, t1;
+	int64_t step = (int64_t)d->cfg.sample_ms * 1000000LL;
+
+	clock_gettime(CLOCK_MONOTONIC, &next);
+	while (!atomic_load(&d->stop)) {
+		int64_t n = ts_ns(&next) + step;
+
+		next.tv_sec = n / 1000000000LL;
+		next.tv_nsec = n % 1000000000LL;
+		while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, NULL) == EINTR)
+			;
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		pthread_mutex_lock(&d->lock);
+		isod_enforce_step(d, ts_ns(&t0));
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		d->samples++;
+		d->sample_ns_total += (uint64_t)(ts_ns(&t1) - ts_ns(&t0));
+		pthread_mutex_unlock(&d->lock);
+		/* after a long stall (suspend, SIGSTOP) resume from now rather
+		 * than replaying missed steps */
+		if (ts_ns(&t1) - ts_ns(&next) > 10 * step)
+			next = t1;
+	}
+	return NULL;
+}
+
+int enforcer_start(struct isod *d, pthread_t *th)
+{
+	pthread_attr_t a;
+	struct sched_param sp = { .sched_priority = config_enforcer_prio(&d->cfg) };
+	int r;
+
+	pthread_attr_init(&a);
+	pthread_attr_setinheritsched(&a, PTHREAD_EXPLICIT_SCHED);
+	pthread_attr_setschedpolicy(&a, SCHED_FIFO);
+	pthread_attr_setschedparam(&a, &sp);
+	r = pthread_create(th, &a, enforcer_main, d);
+	if (r == EPERM && d->cfg.dry_run) {
+		log_warning("dry run without privilege: enforcer runs SCHED_OTHER");
+		pthread_attr_setinheritsched(&a, PTHREAD_INHERIT_SCHED);
+		r = pthread_create(th, &a, enforcer_main, d);
+	}
+	pthread_attr_destroy(&a);
+	if (r)
+		return log_error_errno(-r, "cannot start the enforcer at SCHED_FIFO %d",
+				       sp.sched_priority);
+	return 0;
+}

@@ -1,0 +1,206 @@
+/* grants.c — granting, policing and withdrawing ISO: the glue between the
+ * task table, the pure engine and the actuator. */
+#include "isod.h"
+
+#include <errno.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "actuator.h"
+#include "iso_band.h"
+#include "iso_policy.h"
+#include "log.h"
+
+int isod_init(struct isod *d, const struct isod_config *cfg)
+{
+	pthread_mutexattr_t ma;
+	long ncpus = sysconf(_SC_NPROCESSORS_ONLN);
+	int r;
+
+	memset(d, 0, sizeof(*d));
+	d->cfg = *cfg;
+	d->proc = "/proc";
+	r = iso_engine_init(&d->engine, &cfg->tun, ncpus > 0 ? (unsigned)ncpus : 1);
+	if (r < 0)
+		return r;
+	r = tasks_init(&d->tasks, cfg->max_threads);
+	if (r < 0)
+		return r;
+	pthread_mutexattr_init(&ma);
+	pthread_mutexattr_setprotocol(&ma, PTHREAD_PRIO_INHERIT);
+	r = -pthread_mutex_init(&d->lock, &ma);
+	pthread_mutexattr_destroy(&ma);
+	return r;
+}
+
+void isod_destroy(struct isod *d)
+{
+	tasks_free(&d->tasks);
+	pthread_mutex_destroy(&d->lock);
+}
+
+/* Put the kernel in line with the engine's decision for e, checking the
+ * thread's identity before and after, as rtkit does. */
+static int apply(struct isod *d, struct tracked *e)
+{
+	int r;
+
+	(void)d;
+	if (!tasks_alive(e))
+		return -ESRCH;
+	if (e->core.demoted)
+		r = actuator_demote(e->tid);
+	else
+		r = actuator_promote(e->tid, e->policy == ISO_POLICY_ISO_FIFO, e->kprio);
+	if (r == 0 && !tasks_alive(e))
+		r = -ESRCH;
+	return r;
+}
+
+int isod_grant(struct isod *d, const struct grant *g, struct tracked **out)
+{
+	struct tracked *e = tasks_find(&d->tasks, g->tid), n;
+	int kprio = iso_band_map(&d->cfg.band, g->prio), r;
+
+	if (kprio < 0)
+		return kprio;
+	if (!e) {
+		if (tasks_count_uid(&d->tasks, g->uid) >= d->cfg.max_threads_per_user ||
+		    d->tasks.used >= d->tasks.cap)
+			return -EAGAIN;
+		memset(&n, 0, sizeof(n));
+		r = tasks_open(d->proc, g->pid, g->tid, &n);
+		if (r < 0)
+			return r;
+		n.uid = g->uid;
+		iso_task_init(&n.core, 0);
+		e = tasks_insert(&d->tasks, &n);
+		if (!e)
+			return -EAGAIN; /* cannot happen: capacity checked */
+		/* its CPU time from now on counts, not what it used before */
+		if (tasks_sample(e) == 0)
+			iso_engine_account(&d->engine, &e->core, e->cpu_ns);
+	}
+	e->policy = g->policy;
+	e->prio = g->prio;
+	e->kprio = kprio;
+	e->flags = g->flags;
+	e->core.limit = g->limit;
+	/* a newcomer joins the refractory state if the budget is spent */
+	iso_engine_decide(&d->engine, &e->core);
+	r = apply(d, e);
+	if (r < 0) {
+		log_debug_errno(r, "grant to thread %d failed", (int)g->tid);
+		tasks_remove(&d->tasks, e);
+		return r;
+	}
+	log_info("thread %d (pid %d, uid %u): %s priority %d (kernel %d)%s",
+		 (int)e->tid, (int)e->pid, (unsigned)e->uid,
+		 iso_policy_name(e->policy), e->prio, e->kprio,
+		 e->core.demoted ? ", demoted while over budget" : "");
+	atomic_store(&d->state_dirty, true);
+	if (out)
+		*out = e;
+	return 0;
+}
+
+int isod_release(struct isod *d, pid_t tid)
+{
+	struct tracked *e = tasks_find(&d->tasks, tid);
+	int r = 0;
+
+	if (!e)
+		return 0;
+	if (tasks_alive(e))
+		r = actuator_demote(tid);
+	log_info("thread %d leaves ISO", (int)tid);
+	tasks_remove(&d->tasks, e);
+	atomic_store(&d->state_dirty, true);
+	return r == -ESRCH ? 0 : r;
+}
+
+void isod_enforce_step(struct isod *d, int64_t now_ns)
+{
+	struct tracked *t = d->tasks.t;
+	bool was = iso_engine_refractory(&d->engine);
+
+	iso_engine_begin(&d->engine);
+	for (size_t i = 0; i < d->tasks.cap; i++) {
+		if (!t[i].used)
+			continue;
+		if (tasks_sample(&t[i]) < 0) {
+			log_debug("thread %d exited", (int)t[i].tid);
+			tasks_remove(&d->tasks, &t[i]);
+			atomic_store(&d->state_dirty, true);
+			continue;
+		}
+		iso_engine_account(&d->engine, &t[i].core, t[i].cpu_ns);
+	}
+	iso_engine_commit(&d->engine, now_ns);
+	for (size_t i = 0; i < d->tasks.cap; i++) {
+		int r;
+
+		if (!t[i].used || !iso_engine_decide(&d->engine, &t[i].core))
+			continue;
+		r = apply(d, &t[i]);
+		if (r == -ESRCH) {
+			tasks_remove(&d->tasks, &t[i]);
+			atomic_store(&d->state_dirty, true);
+		} else if (r < 0) {
+			log_warning_errno(r, "cannot %s thread %d",
+					  t[i].core.demoted ? "demote" : "restore",
+					  (int)t[i].tid);
+		}
+	}
+	if (was != iso_engine_refractory(&d->engine))
+		log_info("ISO CPU use %.1f %%: %s", iso_engine_usage(&d->engine),
+			 was ? "below 90 % of iso_cpu, ISO restored"
+			     : "above iso_cpu, ISO threads demoted to SCHED_OTHER");
+}
+
+void isod_demote_all(struct isod *d)
+{
+	for (size_t i = 0; i < d->tasks.cap; i++) {
+		struct tracked *e = &d->tasks.t[i];
+		if (e->used && tasks_alive(e))
+			(void)actuator_demote(e->tid);
+		tasks_remove(&d->tasks, e);
+	}
+	atomic_store(&d->state_dirty, true);
+}
+
+void isod_thread_info(const struct isod *d, const struct tracked *e,
+		      struct iso_thread_info *o)
+{
+	int pol = -1, prio = 0, nice = 0;
+
+	(void)d;
+	memset(o, 0, sizeof(*o));
+	o->tid = e->tid;
+	o->pid = e->pid;
+	o->uid = e->uid;
+	o->policy = e->policy;
+	o->prio = e->prio;
+	o->limit = (int32_t)e->core.limit;
+	o->flags = e->flags | (e->core.demoted ? ISO_THREAD_DEMOTED : 0);
+	o->cpu_ns = e->cpu_ns;
+	(void)actuator_query(e->tid, &pol, &prio, &nice);
+	o->kernel_policy = pol;
+	o->kernel_prio = prio;
+	o->user_prio = e->core.demoted ? iso_user_prio(ISO_POLICY_NORMAL, 0, nice)
+				       : iso_user_prio(e->policy, e->prio, nice);
+}
+
+void isod_status_info(const struct isod *d, struct iso_status_info *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->iso_cpu = d->engine.tun.iso_cpu;
+	o->iso_period_s = d->engine.tun.iso_period_s;
+	o->band_lo = d->cfg.band.lo;
+	o->band_hi = d->cfg.band.hi;
+	o->usage_milli = (uint32_t)(iso_engine_usage(&d->engine) * 1000.0);
+	o->refractory = iso_engine_refractory(&d->engine);
+	o->ncpus = d->engine.ncpus;
+	o->sample_us = d->cfg.sample_ms * 1000;
+	o->total = (uint32_t)d->tasks.used;
+}

@@ -1,0 +1,270 @@
+/* handler.c — request validation, authorization and dispatch. */
+#include "handler.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "actuator.h"
+#include "iso_policy.h"
+#include "log.h"
+#include "procinfo.h"
+
+static void refuse(struct iso_reply *rep, int err, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void refuse(struct iso_reply *rep, int err, const char *fmt, ...)
+{
+	va_list ap;
+
+	rep->err = err;
+	va_start(ap, fmt);
+	vsnprintf(rep->text, sizeof(rep->text), fmt, ap);
+	va_end(ap);
+}
+
+static bool peer_allowed(const struct isod *d, const struct peer *p)
+{
+	const struct isod_config *c = &d->cfg;
+	struct thread_status st;
+
+	if (p->uid == 0 || (c->n_allow_users == 0 && c->n_allow_groups == 0))
+		return true;
+	for (size_t i = 0; i < c->n_allow_users; i++)
+		if (c->allow_users[i] == p->uid)
+			return true;
+	if (read_thread_status(d->proc, p->pid, &st) < 0)
+		return false;
+	for (size_t i = 0; i < c->n_allow_groups; i++) {
+		if (st.egid == c->allow_groups[i])
+			return true;
+		for (size_t j = 0; j < st.ngroups; j++)
+			if (st.groups[j] == c->allow_groups[i])
+				return true;
+	}
+	return false;
+}
+
+/* Resolve (pid, tid) of the client's namespace to a thread of ours. */
+static int resolve(struct isod *d, const struct peer *p, int32_t ns_pid,
+		   int32_t ns_tid, pid_t *tid, struct thread_status *st,
+		   struct iso_reply *rep)
+{
+	int r;
+
+	if (ns_tid <= 0 || ns_pid < 0) {
+		refuse(rep, -EINVAL, "thread id must be positive");
+		return -EINVAL;
+	}
+	r = map_client_tid(d->proc, p->pid, ns_tid, tid);
+	if (r == 0)
+		r = read_thread_status(d->proc, *tid, st);
+	if (r < 0) {
+		refuse(rep, -ESRCH, "no thread %d", (int)ns_tid);
+		return -ESRCH;
+	}
+	if (ns_pid) {
+		pid_t pid;
+		if (map_client_tid(d->proc, p->pid, ns_pid, &pid) < 0 || pid != st->tgid) {
+			refuse(rep, -ESRCH, "thread %d is not in process %d",
+			       (int)ns_tid, (int)ns_pid);
+			return -ESRCH;
+		}
+	}
+	return 0;
+}
+
+static void fill_kernel_only(pid_t tid, const struct thread_status *st,
+			     struct iso_thread_info *o)
+{
+	int pol = 0, prio = 0, nice = 0;
+
+	memset(o, 0, sizeof(*o));
+	o->tid = tid;
+	o->pid = st->tgid;
+	o->uid = st->ruid;
+	o->policy = ISO_POLICY_NORMAL;
+	if (actuator_query(tid, &pol, &prio, &nice) == 0) {
+		o->kernel_policy = pol;
+		o->kernel_prio = prio;
+		o->user_prio = iso_user_prio(pol, prio, nice);
+	}
+}
+
+static void do_set(struct isod *d, const struct peer *p, const struct iso_req *req,
+		   struct iso_reply *rep)
+{
+	struct thread_status st;
+	struct tracked *e = NULL;
+	struct grant g;
+	unsigned maxlim;
+	pid_t tid;
+	int policy, r;
+
+	policy = iso_downgrade(req->u.set.policy, false);
+	if (policy != ISO_POLICY_NORMAL && !iso_policy_is_iso(policy)) {
+		refuse(rep, -EINVAL, "policy %d is not ISO_RR, ISO_FIFO, FIFO, RR or NORMAL",
+		       (int)req->u.set.policy);
+		return;
+	}
+	if (iso_check_param(policy, req->u.set.prio) < 0) {
+		refuse(rep, -EINVAL, "priority %d is invalid for %s (1..99 for ISO, 0 for NORMAL)",
+		       (int)req->u.set.prio, iso_policy_name(policy));
+		return;
+	}
+	maxlim = d->cfg.max_limit ? d->cfg.max_limit : d->engine.tun.iso_cpu;
+	if (req->u.set.limit < 0 || req->u.set.limit > 100) {
+		refuse(rep, -EINVAL, "limit %d is not a percentage (0..100)", (int)req->u.set.limit);
+		return;
+	}
+	if (p->uid != 0 && (unsigned)req->u.set.limit > maxlim) {
+		refuse(rep, -EPERM, "limit %d %% is above the administrator's maximum of %u %%",
+		       (int)req->u.set.limit, maxlim);
+		return;
+	}
+	if (!peer_allowed(d, p)) {
+		refuse(rep, -EPERM, "user %u is not allowed ISO scheduling (allow_users/allow_groups)",
+		       (unsigned)p->uid);
+		return;
+	}
+	if (resolve(d, p, req->u.set.pid, req->u.set.tid, &tid, &st, rep) < 0)
+		return;
+	if (iso_check_owner(p->uid, p->uid == 0, st.ruid, st.euid) < 0) {
+		refuse(rep, -EPERM, "thread %d belongs to another user", (int)req->u.set.tid);
+		return;
+	}
+	pthread_mutex_lock(&d->lock);
+	if (policy == ISO_POLICY_NORMAL) {
+		r = isod_release(d, tid);
+		if (r < 0)
+			refuse(rep, r, "cannot return thread %d to SCHED_OTHER", (int)tid);
+		else
+			fill_kernel_only(tid, &st, &rep->thread);
+		pthread_mutex_unlock(&d->lock);
+		return;
+	}
+	g.pid = st.tgid;
+	g.tid = tid;
+	g.uid = st.ruid;
+	g.policy = policy;
+	g.prio = req->u.set.prio;
+	g.limit = (unsigned)req->u.set.limit;
+	g.flags = 0;
+	r = isod_grant(d, &g, &e);
+	if (r == -EAGAIN)
+		refuse(rep, r, "too many ISO threads (max %u per user, %u in all)",
+		       d->cfg.max_threads_per_user, d->cfg.max_threads);
+	else if (r == -ESRCH)
+		refuse(rep, r, "thread %d is gone", (int)req->u.set.tid);
+	else if (r < 0)
+		refuse(rep, r, "cannot set thread %d: %s", (int)req->u.set.tid, strerror(-r));
+	else
+		isod_thread_info(d, e, &rep->thread);
+	pthread_mutex_unlock(&d->lock);
+}
+
+static void do_get(struct isod *d, const struct peer *p, const struct iso_req *req,
+		   struct iso_reply *rep)
+{
+	struct thread_status st;
+	struct tracked *e;
+	pid_t tid;
+
+	if (resolve(d, p, req->u.get.pid, req->u.get.tid, &tid, &st, rep) < 0)
+		return;
+	pthread_mutex_lock(&d->lock);
+	e = tasks_find(&d->tasks, tid);
+	if (e)
+		isod_thread_info(d, e, &rep->thread);
+	else
+		fill_kernel_only(tid, &st, &rep->thread);
+	pthread_mutex_unlock(&d->lock);
+}
+
+static void do_status(struct isod *d, const struct iso_req *req, struct iso_reply *rep,
+		      struct iso_thread_info *threads)
+{
+	uint32_t skip = req->u.status.offset, n = 0;
+
+	pthread_mutex_lock(&d->lock);
+	isod_status_info(d, &rep->status);
+	for (size_t i = 0; i < d->tasks.cap && n < ISO_PROTO_PAGE; i++) {
+		if (!d->tasks.t[i].used)
+			continue;
+		if (skip) {
+			skip--;
+			continue;
+		}
+		isod_thread_info(d, &d->tasks.t[i], &threads[n++]);
+	}
+	pthread_mutex_unlock(&d->lock);
+	rep->status.offset = req->u.status.offset;
+	rep->status.count = n;
+	rep->threads = threads;
+}
+
+static void do_tune(struct isod *d, const struct peer *p, const struct iso_req *req,
+		    struct iso_reply *rep)
+{
+	struct iso_tunables t;
+	const char *why;
+
+	if (p->uid != 0) {
+		refuse(rep, -EPERM, "only root may change the tunables");
+		return;
+	}
+	if (req->u.tune.iso_cpu < 0 || req->u.tune.iso_period_s < 0) {
+		refuse(rep, -EINVAL, "tunables must not be negative");
+		return;
+	}
+	pthread_mutex_lock(&d->lock);
+	t = d->engine.tun;
+	if (req->u.tune.iso_cpu)
+		t.iso_cpu = (unsigned)req->u.tune.iso_cpu;
+	if (req->u.tune.iso_period_s)
+		t.iso_period_s = (unsigned)req->u.tune.iso_period_s;
+	if (iso_tunables_check(&t, &why) < 0) {
+		refuse(rep, -EINVAL, "%s", why);
+	} else {
+		iso_engine_retune(&d->engine, &t);
+		log_info("tunables now iso_cpu=%u iso_period=%u", t.iso_cpu, t.iso_period_s);
+	}
+	isod_status_info(d, &rep->status);
+	pthread_mutex_unlock(&d->lock);
+}
+
+void handle_request(struct isod *d, const struct peer *peer,
+		    const struct iso_req *req, struct iso_reply *rep,
+		    struct iso_thread_info *threads)
+{
+	memset(rep, 0, sizeof(*rep));
+	rep->type = req->type | ISO_MSG_REPLY;
+	rep->seq = req->seq;
+	switch (req->type) {
+	case ISO_MSG_SET: do_set(d, peer, req, rep); break;
+	case ISO_MSG_GET: do_get(d, peer, req, rep); break;
+	case ISO_MSG_STATUS: do_status(d, req, rep, threads); break;
+	case ISO_MSG_TUNE: do_tune(d, peer, req, rep); break;
+	default: refuse(rep, -EOPNOTSUPP, "unknown request"); break;
+	}
+	if (rep->err)
+		log_debug("request %u from pid %d uid %u refused: %s", req->type,
+			  (int)peer->pid, (unsigned)peer->uid, rep->text);
+}
+
+void handle_bad_message(int err, uint16_t type, uint32_t seq, struct iso_reply *rep)
+{
+	memset(rep, 0, sizeof(*rep));
+	/* echo a known type so the client can match it, else STATUS */
+	type &= (uint16_t)~ISO_MSG_REPLY;
+	if (type < ISO_MSG_SET || type > ISO_MSG_TUNE)
+		type = ISO_MSG_STATUS;
+	rep->type = type | ISO_MSG_REPLY;
+	rep->seq = seq;
+	rep->err = err == -EOPNOTSUPP ? -EOPNOTSUPP : -EBADMSG;
+	snprintf(rep->text, sizeof(rep->text), "%s",
+		 err == -EPROTO ? "wrong protocol magic or version"
+		 : err == -EOPNOTSUPP ? "unknown request type"
+		 : "malformed request");
+}

@@ -1,0 +1,27 @@
+/* handler.h — one decoded request from an authenticated peer to one reply:
+ * validation, authorization (the kernel's rules plus isod's caps) and the
+ * grant itself. Takes the daemon lock itself.
+ *
+ * Return contract: fills rep (err 0 or -errno, with a message); void. */
+#ifndef ISOD_HANDLER_H
+#define ISOD_HANDLER_H
+
+#include <sys/types.h>
+
+#include "iso_proto.h"
+#include "isod.h"
+
+struct peer {
+	pid_t pid; /* from SO_PEERCRED, isod's namespace */
+	uid_t uid; /* effective uid at connect time */
+	gid_t gid;
+};
+
+/* threads/threads_cap: room for a STATUS page (ISO_PROTO_PAGE entries). */
+void handle_request(struct isod *d, const struct peer *peer,
+		    const struct iso_req *req, struct iso_reply *rep,
+		    struct iso_thread_info *threads);
+/* For bytes that did not decode: an error reply naming why. */
+void handle_bad_message(int err, uint16_t type, uint32_t seq, struct iso_reply *rep);
+
+#endif

@@ -1,0 +1,217 @@
+/* isod.c — the isosched daemon: options, configuration, wiring of the
+ * server and enforcer threads, and an orderly exit that demotes every ISO
+ * thread. */
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/signalfd.h>
+#include <unistd.h>
+
+#include "actuator.h"
+#include "config.h"
+#include "enforcer.h"
+#include "isod.h"
+#include "log.h"
+#include "server.h"
+#include "statefile.h"
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+"Usage: isod [OPTION]...\n"
+"\n"
+"isod grants SCHED_ISO - unprivileged soft real-time scheduling - to the\n"
+"threads of ordinary users. An ISO thread runs as kernel SCHED_FIFO or\n"
+"SCHED_RR inside a priority band; while ISO threads together use more than\n"
+"iso_cpu percent of all CPUs (an exponential average over iso_period\n"
+"seconds) every ISO thread runs SCHED_OTHER, until use falls below 90 %% of\n"
+"iso_cpu. Nobody is killed. Clients: isoctl, libisosched, the preload shim.\n"
+"\n"
+"Options (override the configuration file):\n"
+"  -c, --config FILE          configuration file (default %s;\n"
+"                             a missing default file is fine)\n"
+"  -s, --socket PATH          listening socket (default /run/isosched/isod.sock)\n"
+"      --state-file PATH      where granted threads are recorded (default %s)\n"
+"      --iso-cpu PCT          CPU budget of all ISO threads, 1..100 (default 70)\n"
+"      --iso-period SEC       averaging period, 1..3600 (default 5)\n"
+"      --band LO:HI           kernel RT priorities for ISO, 1..98 (default 10:40)\n"
+"      --enforcer-prio N      SCHED_FIFO priority of the enforcer (default HI+1)\n"
+"      --sample-ms MS         sampling interval, 1..1000 (default 10)\n"
+"      --inherit yes|no       adopt children of ISO threads (default yes)\n"
+"      --max-threads-per-user N  (default 256)\n"
+"      --max-threads N        all users together (default 4096)\n"
+"      --max-limit PCT        highest own CPU limit a user may set (default iso_cpu)\n"
+"      --allow-users LIST     only these users (names or uids, comma-separated)\n"
+"      --allow-groups LIST    only members of these groups (e.g. audio)\n"
+"      --log-level LEVEL      error, warning, info (default) or debug\n"
+"      --syslog               log to syslog instead of stderr\n"
+"      --dry-run              decide and log, but change no thread\n"
+"  -h, --help                 this help\n"
+"  -V, --version              version\n"
+"\n"
+"Signals: SIGTERM/SIGINT demote every ISO thread to SCHED_OTHER and exit.\n"
+"Exit status: 0 after a clean shutdown, 1 on a configuration or start-up\n"
+"error. See isod.conf(5) (docs/configuration.md) and isoctl --help.\n",
+		ISOD_DEFAULT_CONFIG, ISOD_DEFAULT_STATE);
+}
+
+/* Long options that map 1:1 onto configuration keys. */
+static const struct { const char *opt, *key; } key_opts[] = {
+	{ "socket", "socket" }, { "state-file", "state_file" },
+	{ "iso-cpu", "iso_cpu" }, { "iso-period", "iso_period" },
+	{ "enforcer-prio", "enforcer_prio" }, { "sample-ms", "sample_ms" },
+	{ "inherit", "inherit" }, { "max-threads-per-user", "max_threads_per_user" },
+	{ "max-threads", "max_threads" }, { "max-limit", "max_limit" },
+	{ "allow-users", "allow_users" }, { "allow-groups", "allow_groups" },
+	{ "log-level", "log_level" },
+};
+#define N_KEY_OPTS (sizeof(key_opts) / sizeof(key_opts[0]))
+
+static void tick(struct isod *d)
+{
+	if (!atomic_exchange(&d->state_dirty, false))
+		return;
+	pthread_mutex_lock(&d->lock);
+	int r = statefile_write(d);
+	pthread_mutex_unlock(&d->lock);
+	if (r < 0)
+		log_warning_errno(r, "cannot write state file %s", d->cfg.state_path);
+}
+
+struct override { const char *key, *value; };
+
+static int parse_args(int argc, char **argv, const char **config_path,
+		      bool *config_given, struct override *ov, size_t *nov,
+		      struct isod_config *flags)
+{
+	struct option opts[N_KEY_OPTS + 8];
+	size_t n = 0;
+	int c, idx;
+
+	for (size_t i = 0; i < N_KEY_OPTS; i++)
+		opts[n++] = (struct option){ key_opts[i].opt, required_argument, NULL, 1000 + (int)i };
+	opts[n++] = (struct option){ "config", required_argument, NULL, 'c' };
+	opts[n++] = (struct option){ "band", required_argument, NULL, 'b' };
+	opts[n++] = (struct option){ "syslog", no_argument, NULL, 'L' };
+	opts[n++] = (struct option){ "dry-run", no_argument, NULL, 'n' };
+	opts[n++] = (struct option){ "help", no_argument, NULL, 'h' };
+	opts[n++] = (struct option){ "version", no_argument, NULL, 'V' };
+	opts[n] = (struct option){ 0, 0, 0, 0 };
+	*nov = 0;
+	while ((c = getopt_long(argc, argv, "c:s:hV", opts, &idx)) != -1) {
+		switch (c) {
+		case 'c': *config_path = optarg; *config_given = true; break;
+		case 's': ov[(*nov)++] = (struct override){ "socket", optarg }; break;
+		case 'b': {
+			static char lo[16], hi[16];
+			if (sscanf(optarg, "%15[0-9]:%15[0-9]", lo, hi) != 2) {
+				fprintf(stderr, "isod: --band wants LO:HI, e.g. 10:40\n");
+				return -EINVAL;
+			}
+			ov[(*nov)++] = (struct override){ "band_lo", lo };
+			ov[(*nov)++] = (struct override){ "band_hi", hi };
+			break;
+		}
+		case 'L': flags->use_syslog = true; break;
+		case 'n': flags->dry_run = true; break;
+		case 'h': usage(stdout); exit(0);
+		case 'V': printf("isod 0.1.0\n"); exit(0);
+		default:
+			if (c >= 1000 && c < 1000 + (int)N_KEY_OPTS) {
+				ov[(*nov)++] = (struct override){ key_opts[c - 1000].key, optarg };
+				break;
+			}
+			usage(stderr);
+			return -EINVAL;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "isod: unexpected argument '%s'\n", argv[optind]);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	static struct isod d;
+	struct isod_config cfg, flags = { 0 };
+	struct override ov[64];
+	const char *config_path = ISOD_DEFAULT_CONFIG, *why;
+	bool config_given = false;
+	sigset_t ss;
+	pthread_t enf;
+	size_t nov;
+	int lfd, sigfd, r;
+
+	if (parse_args(argc, argv, &config_path, &config_given, ov, &nov, &flags) < 0)
+		return 1;
+	config_defaults(&cfg);
+	log_setup(LOG_INFO, false);
+	if (config_load_file(&cfg, config_path, !config_given) < 0)
+		return 1;
+	for (size_t i = 0; i < nov; i++) {
+		if (config_set(&cfg, ov[i].key, ov[i].value, &why) < 0) {
+			fprintf(stderr, "isod: %s '%s': %s\n", ov[i].key, ov[i].value, why);
+			return 1;
+		}
+	}
+	cfg.use_syslog |= flags.use_syslog;
+	cfg.dry_run |= flags.dry_run;
+	if (config_validate(&cfg, &why) < 0) {
+		fprintf(stderr, "isod: invalid configuration: %s\n", why);
+		return 1;
+	}
+	log_setup(cfg.log_level, cfg.use_syslog);
+	actuator_set_dry_run(cfg.dry_run);
+	/* no page faults in the enforcer's path */
+	if (mlockall(MCL_CURRENT | MCL_FUTURE) < 0)
+		log_debug("mlockall failed; continuing");
+	r = isod_init(&d, &cfg);
+	if (r < 0) {
+		log_error_errno(r, "initialisation failed");
+		return 1;
+	}
+	sigemptyset(&ss);
+	sigaddset(&ss, SIGTERM);
+	sigaddset(&ss, SIGINT);
+	sigaddset(&ss, SIGHUP);
+	pthread_sigmask(SIG_BLOCK, &ss, NULL); /* before any thread exists */
+	signal(SIGPIPE, SIG_IGN);
+	sigfd = signalfd(-1, &ss, SFD_CLOEXEC);
+	lfd = server_listen(cfg.socket_path);
+	if (lfd < 0 || sigfd < 0) {
+		log_error("cannot listen on %s", cfg.socket_path);
+		return 1;
+	}
+	pthread_mutex_lock(&d.lock);
+	(void)statefile_recover(&d);
+	pthread_mutex_unlock(&d.lock);
+	atomic_store(&d.state_dirty, true);
+	if (enforcer_start(&d, &enf) < 0)
+		return 1;
+	log_info("ready on %s: iso_cpu %u%% over %us, band %d..%d, enforcer SCHED_FIFO %d, sampling every %u ms%s",
+		 cfg.socket_path, cfg.tun.iso_cpu, cfg.tun.iso_period_s, cfg.band.lo,
+		 cfg.band.hi, config_enforcer_prio(&cfg), cfg.sample_ms,
+		 cfg.dry_run ? " (dry run)" : "");
+	server_run(&d, lfd, sigfd, tick);
+	atomic_store(&d.stop, true);
+	pthread_join(enf, NULL);
+	pthread_mutex_lock(&d.lock);
+	isod_demote_all(&d);
+	pthread_mutex_unlock(&d.lock);
+	statefile_remove(&d);
+	unlink(cfg.socket_path);
+	close(lfd);
+	close(sigfd);
+	if (d.samples)
+		log_info("exit: every ISO thread returned to SCHED_OTHER; %llu samples, %.1f us each on average",
+			 (unsigned long long)d.samples,
+			 (double)d.sample_ns_total / (double)d.samples / 1000.0);
+	isod_destroy(&d);
+	return 0;
+}

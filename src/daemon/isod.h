@@ -1,0 +1,53 @@
+/* isod.h — the daemon's state shared by its two threads: the server
+ * (requests, SCHED_OTHER) and the enforcer (sampling, kernel RT above the
+ * band). One priority-inheritance mutex guards it, so the enforcer never
+ * waits behind a preempted server thread for long.
+ *
+ * Return contract: 0 or a negative errno. */
+#ifndef ISOD_ISOD_H
+#define ISOD_ISOD_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+
+#include "config.h"
+#include "iso_engine.h"
+#include "isosched.h"
+#include "tasks.h"
+
+struct isod {
+	struct isod_config cfg;
+	const char *proc;          /* "/proc"; tests may point elsewhere */
+	pthread_mutex_t lock;      /* PTHREAD_PRIO_INHERIT */
+	struct iso_engine engine;
+	struct task_table tasks;
+	atomic_bool stop;
+	atomic_bool state_dirty;   /* state file needs rewriting */
+	uint64_t samples;          /* enforcer steps done */
+	uint64_t sample_ns_total;  /* time spent in them */
+};
+
+/* A grant request after authorization: ids are isod's own. */
+struct grant {
+	pid_t pid, tid;
+	uid_t uid;
+	int policy;   /* ISO_POLICY_ISO_RR / _ISO_FIFO */
+	int prio;
+	unsigned limit;
+	uint32_t flags;
+};
+
+int isod_init(struct isod *d, const struct isod_config *cfg);
+void isod_destroy(struct isod *d);
+
+/* Caller holds d->lock for all below. */
+int isod_grant(struct isod *d, const struct grant *g, struct tracked **out);
+int isod_release(struct isod *d, pid_t tid);
+void isod_enforce_step(struct isod *d, int64_t now_ns);
+void isod_demote_all(struct isod *d);
+void isod_thread_info(const struct isod *d, const struct tracked *e,
+		      struct iso_thread_info *out);
+void isod_status_info(const struct isod *d, struct iso_status_info *out);
+
+#endif

@@ -1,0 +1,276 @@
+/* procinfo.c — /proc parsers and readers for thread identity. */
+#include "procinfo.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* Parse up to max whitespace-separated non-negative integers. */
+static int parse_ints(const char *s, long long *out, size_t max, size_t *n)
+{
+	*n = 0;
+	while (*s && *s != '\n') {
+		char *end;
+		long long v;
+
+		while (*s == ' ' || *s == '\t')
+			s++;
+		if (!*s || *s == '\n')
+			break;
+		errno = 0;
+		v = strtoll(s, &end, 10);
+		if (end == s || errno || v < 0)
+			return -EBADMSG;
+		if (*n >= max)
+			return -EBADMSG;
+		out[(*n)++] = v;
+		s = end;
+	}
+	return 0;
+}
+
+static const char *field(const char *buf, const char *name)
+{
+	size_t len = strlen(name);
+	const char *p = buf;
+
+	while (p && *p) {
+		if (!strncmp(p, name, len))
+			return p + len;
+		p = strchr(p, '\n');
+		if (p)
+			p++;
+	}
+	return NULL;
+}
+
+int parse_status_buf(const char *buf, struct thread_status *st)
+{
+	long long v[64];
+	size_t n;
+	const char *f;
+
+	memset(st, 0, sizeof(*st));
+	f = field(buf, "Tgid:");
+	if (!f || parse_ints(f, v, 64, &n) < 0 || n != 1 || v[0] > INT_MAX || v[0] < 1)
+		return -EBADMSG;
+	st->tgid = (pid_t)v[0];
+	f = field(buf, "Uid:");
+	if (!f || parse_ints(f, v, 64, &n) < 0 || n != 4 || v[0] > UINT_MAX || v[1] > UINT_MAX)
+		return -EBADMSG;
+	st->ruid = (uid_t)v[0];
+	st->euid = (uid_t)v[1];
+	f = field(buf, "Gid:");
+	if (!f || parse_ints(f, v, 64, &n) < 0 || n != 4 || v[0] > UINT_MAX || v[1] > UINT_MAX)
+		return -EBADMSG;
+	st->rgid = (gid_t)v[0];
+	st->egid = (gid_t)v[1];
+	f = field(buf, "Groups:");
+	if (f) {
+		if (parse_ints(f, v, 64, &n) < 0)
+			return -EBADMSG;
+		for (size_t i = 0; i < n; i++)
+			st->groups[i] = (gid_t)v[i];
+		st->ngroups = n;
+	}
+	f = field(buf, "NSpid:");
+	if (f) {
+		if (parse_ints(f, v, PROC_MAX_NS, &n) < 0 || n == 0)
+			return -EBADMSG;
+		for (size_t i = 0; i < n; i++) {
+			if (v[i] < 1 || v[i] > INT_MAX)
+				return -EBADMSG;
+			st->nspid[i] = (pid_t)v[i];
+		}
+		st->n_nspid = n;
+	}
+	return 0;
+}
+
+int parse_stat_starttime(const char *buf, uint64_t *starttime)
+{
+	/* comm may contain anything, even ") "; fields resume after the last ')' */
+	const char *p = strrchr(buf, ')');
+	int fieldno = 2;
+
+	if (!p)
+		return -EBADMSG;
+	p++;
+	while (*p) {
+		while (*p == ' ')
+			p++;
+		if (!*p)
+			break;
+		fieldno++;
+		if (fieldno == 22) {
+			char *end;
+			errno = 0;
+			unsigned long long v = strtoull(p, &end, 10);
+			if (end == p || errno)
+				return -EBADMSG;
+			*starttime = v;
+			return 0;
+		}
+		while (*p && *p != ' ')
+			p++;
+	}
+	return -EBADMSG;
+}
+
+int parse_schedstat_buf(const char *buf, uint64_t *cpu_ns)
+{
+	char *end;
+	unsigned long long v;
+
+	if (*buf < '0' || *buf > '9')
+		return -EBADMSG;
+	errno = 0;
+	v = strtoull(buf, &end, 10);
+	if (errno || (*end != ' ' && *end != '\n' && *end))
+		return -EBADMSG;
+	*cpu_ns = v;
+	return 0;
+}
+
+static int read_file(const char *path, char *buf, size_t cap)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return errno == ENOENT ? -ESRCH : -errno;
+	n = read(fd, buf, cap - 1);
+	close(fd);
+	if (n < 0)
+		return errno == ESRCH ? -ESRCH : -errno;
+	buf[n] = '\0';
+	return 0;
+}
+
+int read_thread_status(const char *proc, pid_t tid, struct thread_status *st)
+{
+	char path[128], buf[4096];
+	int r;
+
+	snprintf(path, sizeof(path), "%s/%d/status", proc, (int)tid);
+	r = read_file(path, buf, sizeof(buf));
+	if (r < 0)
+		return r;
+	return parse_status_buf(buf, st);
+}
+
+int read_thread_starttime(const char *proc, pid_t tid, uint64_t *starttime)
+{
+	char path[128], buf[1024];
+	int r;
+
+	snprintf(path, sizeof(path), "%s/%d/stat", proc, (int)tid);
+	r = read_file(path, buf, sizeof(buf));
+	if (r < 0)
+		return r;
+	return parse_stat_starttime(buf, starttime);
+}
+
+static int ns_inode(const char *proc, pid_t pid, ino_t *ino)
+{
+	char path[128];
+	struct stat sb;
+
+	if (pid)
+		snprintf(path, sizeof(path), "%s/%d/ns/pid", proc, (int)pid);
+	else
+		snprintf(path, sizeof(path), "%s/self/ns/pid", proc);
+	if (stat(path, &sb) < 0)
+		return errno == ENOENT ? -ESRCH : -errno;
+	*ino = sb.st_ino;
+	return 0;
+}
+
+/* Does thread tid (ours) appear as ns_tid at namespace level level? */
+static int tid_matches(const char *proc, pid_t tid, size_t level, pid_t ns_tid)
+{
+	struct thread_status st;
+
+	if (read_thread_status(proc, tid, &st) < 0)
+		return 0;
+	return st.n_nspid == level + 1 && st.nspid[level] == ns_tid;
+}
+
+static int scan_tasks(const char *proc, pid_t pid, size_t level, pid_t ns_tid,
+		      pid_t *tid)
+{
+	char path[128];
+	struct dirent *de;
+	DIR *d;
+	int found = 0;
+
+	snprintf(path, sizeof(path), "%s/%d/task", proc, (int)pid);
+	d = opendir(path);
+	if (!d)
+		return 0;
+	while (!found && (de = readdir(d))) {
+		long t = strtol(de->d_name, NULL, 10);
+		if (t > 0 && tid_matches(proc, (pid_t)t, level, ns_tid)) {
+			*tid = (pid_t)t;
+			found = 1;
+		}
+	}
+	closedir(d);
+	return found;
+}
+
+int map_client_tid(const char *proc, pid_t client_pid, pid_t ns_tid, pid_t *tid)
+{
+	struct thread_status cst;
+	ino_t own = 0, theirs = 0;
+	struct dirent *de;
+	DIR *d;
+	size_t level;
+	int r;
+
+	if (ns_tid <= 0)
+		return -EINVAL;
+	r = ns_inode(proc, 0, &own);
+	if (r < 0)
+		return r;
+	r = ns_inode(proc, client_pid, &theirs);
+	if (r < 0)
+		return r;
+	if (own == theirs) {
+		*tid = ns_tid;
+		return 0;
+	}
+	r = read_thread_status(proc, client_pid, &cst);
+	if (r < 0)
+		return r;
+	if (cst.n_nspid < 2)
+		return -ESRCH;
+	level = cst.n_nspid - 1;
+	/* Fast path: one of the client's own threads. */
+	if (scan_tasks(proc, client_pid, level, ns_tid, tid))
+		return 0;
+	d = opendir(proc);
+	if (!d)
+		return -errno;
+	r = -ESRCH;
+	while ((de = readdir(d))) {
+		long p = strtol(de->d_name, NULL, 10);
+		ino_t ino;
+
+		if (p <= 0 || ns_inode(proc, (pid_t)p, &ino) < 0 || ino != theirs)
+			continue;
+		if (scan_tasks(proc, (pid_t)p, level, ns_tid, tid)) {
+			r = 0;
+			break;
+		}
+	}
+	closedir(d);
+	return r;
+}

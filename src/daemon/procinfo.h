@@ -1,0 +1,41 @@
+/* procinfo.h — what isod reads about a thread from /proc: owner, process,
+ * start time (identity against TID reuse) and PID-namespace mapping.
+ * Parsers take buffers (unit-testable); readers take a /proc root path.
+ *
+ * Return contract: 0 or a negative errno (-ESRCH: thread gone,
+ * -EBADMSG: unparsable /proc content). */
+#ifndef ISOD_PROCINFO_H
+#define ISOD_PROCINFO_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#define PROC_MAX_NS 8
+
+struct thread_status {
+	pid_t tgid;
+	uid_t ruid, euid;
+	gid_t rgid, egid;
+	gid_t groups[64];
+	size_t ngroups;
+	pid_t nspid[PROC_MAX_NS]; /* outermost (ours) first */
+	size_t n_nspid;
+};
+
+/* Parse the text of /proc/TID/status. */
+int parse_status_buf(const char *buf, struct thread_status *st);
+/* Field 22 (starttime) of /proc/TID/stat text. */
+int parse_stat_starttime(const char *buf, uint64_t *starttime);
+/* The first field (ns on CPU) of /proc/.../schedstat text. */
+int parse_schedstat_buf(const char *buf, uint64_t *cpu_ns);
+
+int read_thread_status(const char *proc, pid_t tid, struct thread_status *st);
+int read_thread_starttime(const char *proc, pid_t tid, uint64_t *starttime);
+
+/* Map tid as seen in the PID namespace of process client_pid to isod's
+ * own view. Only threads in the client's own namespace are found, so a
+ * client can never name a thread it cannot see. */
+int map_client_tid(const char *proc, pid_t client_pid, pid_t ns_tid, pid_t *tid);
+
+#endif

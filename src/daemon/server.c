@@ -1,0 +1,195 @@
+/* server.c — socket setup and the request loop. */
+#include "server.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "handler.h"
+#include "log.h"
+
+static int mkdir_parent(const char *path)
+{
+	char dir[108], *slash;
+
+	snprintf(dir, sizeof(dir), "%s", path);
+	slash = strrchr(dir, '/');
+	if (!slash || slash == dir)
+		return 0;
+	*slash = '\0';
+	if (mkdir(dir, 0755) < 0 && errno != EEXIST)
+		return -errno;
+	return 0;
+}
+
+int server_listen(const char *path)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int fd, r;
+
+	if (strlen(path) >= sizeof(sa.sun_path))
+		return -ENAMETOOLONG;
+	strcpy(sa.sun_path, path);
+	r = mkdir_parent(path);
+	if (r < 0)
+		return log_error_errno(r, "cannot create directory for %s", path);
+	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (fd < 0)
+		return -errno;
+	(void)unlink(path);
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
+		r = -errno;
+		close(fd);
+		return log_error_errno(r, "cannot bind %s", path);
+	}
+	/* Anyone may connect; who may do what is decided per request from
+	 * SO_PEERCRED (and allow_users/allow_groups). */
+	(void)chmod(path, 0666);
+	if (listen(fd, 64) < 0) {
+		r = -errno;
+		close(fd);
+		return r;
+	}
+	return fd;
+}
+
+struct conn {
+	int fd;
+	struct peer peer;
+	uint64_t born;
+};
+
+static void drop(int ep, struct conn *c)
+{
+	epoll_ctl(ep, EPOLL_CTL_DEL, c->fd, NULL);
+	close(c->fd);
+	c->fd = -1;
+}
+
+static void accept_one(int ep, int lfd, struct conn *conns, uint64_t *clock)
+{
+	struct ucred cred;
+	socklen_t len = sizeof(cred);
+	struct epoll_event ev = { .events = EPOLLIN };
+	int fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+	size_t slot = 0;
+
+	if (fd < 0)
+		return;
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0) {
+		close(fd);
+		return;
+	}
+	/* a free slot, else the oldest connection makes room */
+	for (size_t i = 0; i < SERVER_MAX_CONN; i++) {
+		if (conns[i].fd < 0) {
+			slot = i;
+			break;
+		}
+		if (conns[i].born < conns[slot].born)
+			slot = i;
+	}
+	if (conns[slot].fd >= 0) {
+		log_debug("too many connections; dropping the oldest");
+		drop(ep, &conns[slot]);
+	}
+	conns[slot].fd = fd;
+	conns[slot].peer.pid = cred.pid;
+	conns[slot].peer.uid = cred.uid;
+	conns[slot].peer.gid = cred.gid;
+	conns[slot].born = ++*clock;
+	ev.data.u64 = slot;
+	epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev);
+}
+
+static void serve_one(struct isod *d, int ep, struct conn *c)
+{
+	static unsigned char buf[ISO_PROTO_MAX_MSG];
+	static struct iso_thread_info threads[ISO_PROTO_PAGE];
+	struct iso_reply rep;
+	struct iso_req req;
+	ssize_t n = recv(c->fd, buf, sizeof(buf), MSG_TRUNC | MSG_DONTWAIT);
+	int len, r;
+
+	if (n < 0 && (errno == EAGAIN || errno == EINTR))
+		return;
+	if (n <= 0) {
+		drop(ep, c);
+		return;
+	}
+	if ((size_t)n > sizeof(buf))
+		r = -EBADMSG; /* oversized: truncated by the kernel */
+	else
+		r = iso_proto_decode_req(buf, (size_t)n, &req);
+	if (r < 0) {
+		uint16_t type = 0;
+		uint32_t seq = 0;
+		if (n >= 16) {
+			memcpy(&type, buf + 6, 2);
+			memcpy(&seq, buf + 12, 4);
+		}
+		log_debug("bad message from pid %d (%zd bytes)", (int)c->peer.pid, n);
+		handle_bad_message(r, type, seq, &rep);
+	} else {
+		handle_request(d, &c->peer, &req, &rep, threads);
+	}
+	len = iso_proto_encode_reply(&rep, buf, sizeof(buf));
+	if (len < 0 || send(c->fd, buf, (size_t)len, MSG_DONTWAIT | MSG_NOSIGNAL) != len)
+		drop(ep, c); /* a client that does not read loses its connection */
+}
+
+int server_run(struct isod *d, int lfd, int sigfd, void (*tick)(struct isod *d))
+{
+	static struct conn conns[SERVER_MAX_CONN];
+	struct epoll_event ev = { .events = EPOLLIN }, evs[16];
+	uint64_t clock = 0;
+	int ep = epoll_create1(EPOLL_CLOEXEC);
+
+	if (ep < 0)
+		return -errno;
+	for (size_t i = 0; i < SERVER_MAX_CONN; i++)
+		conns[i].fd = -1;
+	ev.data.u64 = UINT64_MAX;
+	epoll_ctl(ep, EPOLL_CTL_ADD, lfd, &ev);
+	ev.data.u64 = UINT64_MAX - 1;
+	epoll_ctl(ep, EPOLL_CTL_ADD, sigfd, &ev);
+	while (!atomic_load(&d->stop)) {
+		int n = epoll_wait(ep, evs, 16, 100);
+
+		for (int i = 0; i < n; i++) {
+			uint64_t k = evs[i].data.u64;
+			if (k == UINT64_MAX) {
+				accept_one(ep, lfd, conns, &clock);
+			} else if (k == UINT64_MAX - 1) {
+				struct signalfd_siginfo si;
+				if (read(sigfd, &si, sizeof(si)) == sizeof(si)) {
+					if (si.ssi_signo == SIGHUP) {
+						log_info("SIGHUP: reload not yet supported; ignoring");
+					} else {
+						log_info("signal %u: shutting down", si.ssi_signo);
+						atomic_store(&d->stop, true);
+					}
+				}
+			} else if (k < SERVER_MAX_CONN && conns[k].fd >= 0) {
+				if (evs[i].events & (EPOLLHUP | EPOLLERR) && !(evs[i].events & EPOLLIN))
+					drop(ep, &conns[k]);
+				else
+					serve_one(d, ep, &conns[k]);
+			}
+		}
+		tick(d);
+	}
+	for (size_t i = 0; i < SERVER_MAX_CONN; i++)
+		if (conns[i].fd >= 0)
+			close(conns[i].fd);
+	close(ep);
+	return 0;
+}

@@ -1,0 +1,96 @@
+/* statefile.c — persistence of granted threads across daemon restarts. */
+#include "statefile.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "actuator.h"
+#include "iso_policy.h"
+#include "log.h"
+#include "procinfo.h"
+
+int statefile_write(struct isod *d)
+{
+	char tmp[300];
+	FILE *f;
+
+	if (!d->cfg.state_path[0])
+		return 0;
+	snprintf(tmp, sizeof(tmp), "%s.tmp", d->cfg.state_path);
+	f = fopen(tmp, "we");
+	if (!f)
+		return -errno;
+	fprintf(f, "# isod state: tid pid uid starttime policy prio limit\n");
+	for (size_t i = 0; i < d->tasks.cap; i++) {
+		const struct tracked *e = &d->tasks.t[i];
+		if (e->used)
+			fprintf(f, "%d %d %u %llu %d %d %u\n", (int)e->tid, (int)e->pid,
+				(unsigned)e->uid, (unsigned long long)e->starttime,
+				e->policy, e->prio, e->core.limit);
+	}
+	if (fclose(f) != 0 || rename(tmp, d->cfg.state_path) < 0) {
+		int r = -errno;
+		unlink(tmp);
+		return r;
+	}
+	return 0;
+}
+
+int statefile_parse_line(const char *line, struct state_line *s)
+{
+	char extra;
+
+	if (sscanf(line, "%d %d %u %llu %d %d %u %c", &s->tid, &s->pid, &s->uid,
+		   &s->starttime, &s->policy, &s->prio, &s->limit, &extra) != 7)
+		return -EBADMSG;
+	if (s->tid <= 0 || s->pid <= 0 || !iso_policy_is_iso(s->policy) ||
+	    iso_check_param(s->policy, s->prio) < 0 || s->limit > 100)
+		return -EBADMSG;
+	return 0;
+}
+
+int statefile_recover(struct isod *d)
+{
+	char line[256];
+	FILE *f = fopen(d->cfg.state_path, "re");
+	int n = 0;
+
+	if (!f)
+		return errno == ENOENT ? 0 : -errno;
+	while (fgets(line, sizeof(line), f)) {
+		struct state_line s;
+		struct grant g;
+		uint64_t st;
+
+		if (line[0] == '#' || statefile_parse_line(line, &s) < 0)
+			continue;
+		/* a different thread under a reused TID is none of ours */
+		if (read_thread_starttime(d->proc, s.tid, &st) < 0 || st != s.starttime)
+			continue;
+		g.pid = s.pid;
+		g.tid = s.tid;
+		g.uid = s.uid;
+		g.policy = s.policy;
+		g.prio = s.prio;
+		g.limit = s.limit;
+		g.flags = 0;
+		if (isod_grant(d, &g, NULL) == 0) {
+			n++;
+		} else {
+			/* cannot police it: never leave it RT */
+			(void)actuator_demote(s.tid);
+		}
+	}
+	fclose(f);
+	if (n)
+		log_info("recovered %d ISO thread(s) from %s", n, d->cfg.state_path);
+	return n;
+}
+
+void statefile_remove(const struct isod *d)
+{
+	if (d->cfg.state_path[0])
+		(void)unlink(d->cfg.state_path);
+}

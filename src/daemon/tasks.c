@@ -1,0 +1,135 @@
+/* tasks.c — tracked ISO threads. */
+#include "tasks.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "procinfo.h"
+
+#ifndef PIDFD_THREAD
+#define PIDFD_THREAD O_EXCL
+#endif
+
+int tasks_init(struct task_table *tt, size_t cap)
+{
+	tt->t = calloc(cap, sizeof(*tt->t));
+	if (!tt->t)
+		return -ENOMEM;
+	tt->cap = cap;
+	tt->used = 0;
+	return 0;
+}
+
+void tasks_free(struct task_table *tt)
+{
+	for (size_t i = 0; i < tt->cap; i++)
+		if (tt->t[i].used)
+			tasks_remove(tt, &tt->t[i]);
+	free(tt->t);
+	tt->t = NULL;
+}
+
+struct tracked *tasks_find(struct task_table *tt, pid_t tid)
+{
+	for (size_t i = 0; i < tt->cap; i++)
+		if (tt->t[i].used && tt->t[i].tid == tid)
+			return &tt->t[i];
+	return NULL;
+}
+
+int tasks_open(const char *proc, pid_t pid, pid_t tid, struct tracked *e)
+{
+	char path[128];
+	uint64_t before, after;
+	int r;
+
+	e->pidfd = e->statfd = -1;
+	/* start time before and after opening: the handles we got belong to
+	 * the thread we checked, not to a successor that reused the TID */
+	r = read_thread_starttime(proc, tid, &before);
+	if (r < 0)
+		return r;
+	e->pidfd = (int)syscall(SYS_pidfd_open, tid, PIDFD_THREAD);
+	snprintf(path, sizeof(path), "%s/%d/task/%d/schedstat", proc, (int)pid, (int)tid);
+	e->statfd = open(path, O_RDONLY | O_CLOEXEC);
+	if (e->statfd < 0) {
+		r = errno == ENOENT ? -ESRCH : -errno;
+		goto fail;
+	}
+	r = read_thread_starttime(proc, tid, &after);
+	if (r < 0 || after != before) {
+		r = -ESRCH;
+		goto fail;
+	}
+	e->tid = tid;
+	e->pid = pid;
+	e->starttime = before;
+	return 0;
+fail:
+	if (e->pidfd >= 0)
+		close(e->pidfd);
+	if (e->statfd >= 0)
+		close(e->statfd);
+	e->pidfd = e->statfd = -1;
+	return r;
+}
+
+struct tracked *tasks_insert(struct task_table *tt, const struct tracked *e)
+{
+	for (size_t i = 0; i < tt->cap; i++) {
+		if (!tt->t[i].used) {
+			tt->t[i] = *e;
+			tt->t[i].used = true;
+			tt->used++;
+			return &tt->t[i];
+		}
+	}
+	return NULL;
+}
+
+void tasks_remove(struct task_table *tt, struct tracked *e)
+{
+	if (!e->used)
+		return;
+	if (e->pidfd >= 0)
+		close(e->pidfd);
+	if (e->statfd >= 0)
+		close(e->statfd);
+	memset(e, 0, sizeof(*e));
+	tt->used--;
+}
+
+size_t tasks_count_uid(const struct task_table *tt, uid_t uid)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < tt->cap; i++)
+		n += tt->t[i].used && tt->t[i].uid == uid;
+	return n;
+}
+
+bool tasks_alive(const struct tracked *e)
+{
+	if (e->pidfd >= 0)
+		return syscall(SYS_pidfd_send_signal, e->pidfd, 0, NULL, 0) == 0;
+	return true; /* the schedstat read will tell */
+}
+
+int tasks_sample(struct tracked *e)
+{
+	char buf[96];
+	ssize_t n = pread(e->statfd, buf, sizeof(buf) - 1, 0);
+
+	if (n <= 0)
+		return -ESRCH;
+	buf[n] = '\0';
+	if (parse_schedstat_buf(buf, &e->cpu_ns) < 0)
+		return -EBADMSG;
+	return 0;
+}

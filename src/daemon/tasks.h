@@ -1,0 +1,53 @@
+/* tasks.h — the table of threads isod has put into ISO: identity (pidfd,
+ * start time), the open schedstat file the sampler re-reads, the grant
+ * (policy, priority, limit) and the engine's per-task state. Fixed
+ * capacity, allocated once; no allocation per sample.
+ *
+ * Not locked here: the caller (daemon) holds its PI mutex. */
+#ifndef ISOD_TASKS_H
+#define ISOD_TASKS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "iso_engine.h"
+
+struct tracked {
+	bool used;
+	pid_t tid, pid;
+	uid_t uid;
+	uint64_t starttime;
+	int pidfd;     /* -1 where the kernel lacks thread pidfds */
+	int statfd;    /* /proc/PID/task/TID/schedstat, kept open */
+	int policy;    /* ISO_POLICY_ISO_RR / _ISO_FIFO */
+	int prio;      /* ISO priority 1..99 */
+	int kprio;     /* kernel priority in the band */
+	uint32_t flags;
+	uint64_t cpu_ns;
+	struct iso_task core;
+};
+
+struct task_table {
+	struct tracked *t;
+	size_t cap;
+	size_t used;
+};
+
+int tasks_init(struct task_table *tt, size_t cap);
+void tasks_free(struct task_table *tt);
+struct tracked *tasks_find(struct task_table *tt, pid_t tid);
+/* Open identity and sampling handles for tid of process pid; fills the
+ * entry's tid/pid/starttime/pidfd/statfd. -ESRCH if it is gone or its
+ * identity changed while opening. */
+int tasks_open(const char *proc, pid_t pid, pid_t tid, struct tracked *e);
+struct tracked *tasks_insert(struct task_table *tt, const struct tracked *e);
+void tasks_remove(struct task_table *tt, struct tracked *e);
+size_t tasks_count_uid(const struct task_table *tt, uid_t uid);
+/* Is the thread behind e still the one we opened? */
+bool tasks_alive(const struct tracked *e);
+/* Re-read e's cumulative CPU time; -ESRCH when the thread is gone. */
+int tasks_sample(struct tracked *e);
+
+#endif
