@@ -1,0 +1,92 @@
+/* cmd_status.c — `isoctl status`: the budget and every ISO thread. */
+#include "cli.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdlib.h>
+
+enum { OPT_JSON = CLI_OPT_FIRST_VERB_OPT };
+
+/* Fetch the status and all threads into a table of *n entries in *out
+ * (the caller frees it). Returns 0 or a negative errno. */
+static int fetch_all(struct iso_status_info *st, struct iso_thread_info **out,
+		     size_t *n)
+{
+	struct iso_thread_info *t = NULL;
+	size_t cap;
+	int r, tries;
+
+	r = iso_status(st, NULL, 0);
+	if (r < 0)
+		return r;
+	cap = st->total;
+	/* The table may grow between the calls: room to spare, and retry
+	 * while it did not fit. */
+	for (tries = 0; tries < 8; tries++) {
+		struct iso_thread_info *nt;
+
+		cap = cap + cap / 4 + 16;
+		nt = realloc(t, cap * sizeof(*t));
+		if (!nt) {
+			free(t);
+			return -ENOMEM;
+		}
+		t = nt;
+		r = iso_status(st, t, cap);
+		if (r < 0) {
+			free(t);
+			return r;
+		}
+		if ((size_t)r < cap || st->total <= cap)
+			break;
+		cap = st->total;
+	}
+	*out = t;
+	*n = (size_t)r;
+	return 0;
+}
+
+int cmd_status(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "json", no_argument, NULL, OPT_JSON },
+		{ "socket", required_argument, NULL, CLI_OPT_SOCKET },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 }
+	};
+	struct iso_status_info st = { 0 };
+	struct iso_thread_info *t = NULL;
+	bool json = false;
+	size_t n = 0;
+	int c, r;
+
+	opterr = 0;
+	optind = 0; /* glibc: 0 re-reads the optstring's ordering flag */
+	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+		switch (c) {
+		case OPT_JSON:
+			json = true;
+			break;
+		case CLI_OPT_SOCKET:
+			if ((r = cli_set_socket("status", optarg)))
+				return r;
+			break;
+		case 'h':
+			return cli_print_help("status");
+		default:
+			return cli_getopt_error("status", c, argv);
+		}
+	}
+	if (optind < argc)
+		return cli_usage_error("status", "unexpected argument '%s'", argv[optind]);
+
+	r = fetch_all(&st, &t, &n);
+	if (r < 0)
+		return cli_lib_error(r, "status");
+	if (json)
+		cli_print_status_json(stdout, &st, t, n);
+	else
+		cli_print_status_text(stdout, &st, t, n);
+	free(t);
+	return cli_finish_output(CLI_EXIT_OK);
+}
