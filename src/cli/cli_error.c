@@ -28,6 +28,9 @@ int cli_getopt_error(const char *verb, int c, char **argv)
 
 	if (c == ':')
 		return cli_usage_error(verb, "option '%s' needs an argument", arg);
+	/* "-5" where a number was meant: say so, not "unknown option". */
+	if (arg[0] == '-' && arg[1] >= '0' && arg[1] <= '9')
+		return cli_usage_error(verb, "invalid argument '%s': must be positive", arg);
 	if (optopt)
 		return cli_usage_error(verb, "unknown option '-%c'", optopt);
 	return cli_usage_error(verb, "unknown option '%s'", arg);

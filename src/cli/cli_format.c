@@ -13,7 +13,10 @@
 
 const char *cli_kernel_policy_name(int kernel_policy)
 {
-	return iso_policy_name(kernel_policy & ~SCHED_RESET_ON_FORK);
+	int p = kernel_policy & ~SCHED_RESET_ON_FORK;
+
+	/* isod gives none for a thread that has just exited. */
+	return iso_policy_known(p) ? iso_policy_name(p) : "-";
 }
 
 /* The user-visible priority as the patch's task_prio(): isod reports it;

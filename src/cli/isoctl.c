@@ -31,6 +31,8 @@ const struct cli_verb *cli_find_verb(const char *name)
 
 int cmd_help(int argc, char **argv)
 {
+	if (argc == 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0))
+		return cli_print_help("help");
 	if (argc > 2)
 		return cli_usage_error("help", "one command at a time");
 	if (argc == 2 && !cli_find_verb(argv[1]))
