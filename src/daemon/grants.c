@@ -10,6 +10,7 @@
 #include "iso_band.h"
 #include "iso_policy.h"
 #include "log.h"
+#include "statefile.h"
 
 int isod_init(struct isod *d, const struct isod_config *cfg)
 {
@@ -98,7 +99,11 @@ int isod_grant(struct isod *d, const struct grant *g, struct tracked **out)
 		 (int)e->tid, (int)e->pid, (unsigned)e->uid,
 		 iso_policy_name(e->policy), e->prio, e->kprio,
 		 e->core.demoted ? ", demoted while over budget" : "");
-	atomic_store(&d->state_dirty, true);
+	/* on disk before the client hears of it: a daemon killed from here on
+	 * still finds this thread when it restarts */
+	r = statefile_write(d);
+	if (r < 0)
+		log_warning_errno(r, "cannot write state file %s", d->cfg.state_path);
 	if (out)
 		*out = e;
 	return 0;

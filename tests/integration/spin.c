@@ -5,6 +5,7 @@
  *
  *   spin [--threads N] [--seconds S] [--iso rr|fifo] [--prio P]
  *        [--limit PCT] [--duty PCT] [--fork] [--sleep-first MS]
+ *        [--idle-after S]
  *
  * Prints "tid TID" per thread once it is set up ("ready" after all), and at
  * the end "cpu TID SECONDS" per thread. Exit 0, or 2 if a request failed. */
@@ -24,6 +25,7 @@
 static int nthreads = 1, policy = -1, prio = 10, limit = 0, duty = 100;
 static double seconds = 1.0;
 static int sleep_first_ms;
+static double idle_after; /* stay alive, blocked, this long after spinning */
 static atomic_int failed, ready_count;
 
 static double now_s(clockid_t c)
@@ -64,6 +66,8 @@ static void *worker(void *arg)
 	cpu = now_s(CLOCK_THREAD_CPUTIME_ID);
 	printf("cpu %d %.3f\n", (int)gettid(), cpu);
 	fflush(stdout);
+	if (idle_after > 0)
+		usleep((useconds_t)(idle_after * 1e6));
 	return NULL;
 }
 
@@ -83,19 +87,20 @@ int main(int argc, char **argv)
 		else if (!strcmp(a, "--limit") && v) limit = atoi(v), i++;
 		else if (!strcmp(a, "--duty") && v) duty = atoi(v), i++;
 		else if (!strcmp(a, "--sleep-first") && v) sleep_first_ms = atoi(v), i++;
+		else if (!strcmp(a, "--idle-after") && v) idle_after = atof(v), i++;
 		else if (!strcmp(a, "--fork")) do_fork = 1;
 		else {
 			fprintf(stderr, "spin: bad argument '%s'\n", a);
 			return 64;
 		}
 	}
-	if (nthreads < 1 || nthreads > 256 || seconds <= 0 || seconds > 120 ||
+	if (nthreads < 1 || nthreads > 256 || seconds <= 0 || seconds > 120 || idle_after < 0 || idle_after > 60 ||
 	    duty < 1 || duty > 100) {
 		fprintf(stderr, "spin: out of range\n");
 		return 64;
 	}
 	/* The hard bound: whatever happens, this process dies in time. */
-	alarm((unsigned)seconds + 10);
+	alarm((unsigned)(seconds + idle_after) + 10);
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (do_fork) {
 		/* an ISO parent that forks a child and creates threads in it */

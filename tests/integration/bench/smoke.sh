@@ -1,0 +1,81 @@
+# bench-smoke: a short isobench run (normal, fifo, iso under CPU load) whose
+# JSON must be well formed: the documented fields, every policy present once
+# with samples > 0. Benchmarks are not pass/fail on timing: no thresholds.
+. "$SRC_ROOT/tests/integration/lib.sh"
+
+: "${ISOBENCH:?ISOBENCH not set (run through meson test)}"
+need_root
+
+policies=normal,fifo,iso
+if [ ! -x "$ISOD" ]; then
+	policies=normal,fifo
+	log "isod not built yet: running $policies only"
+fi
+
+# Bad arguments: a clear message and exit 2.
+for bad in "--policy bogus" "--policy normal --threads 0" \
+	"--policy normal --load io" "--threads 2"; do
+	rc=0
+	# shellcheck disable=SC2086
+	"$ISOBENCH" $bad >/dev/null 2>"$ISO_TMP/bad.err" || rc=$?
+	[ "$rc" = 2 ] || fail "isobench $bad: exit $rc, expected 2"
+	[ -s "$ISO_TMP/bad.err" ] || fail "isobench $bad: no message"
+done
+
+# The private isod and its temp dir go under $ISO_TMP, so that we can check
+# that nothing is left behind.
+rc=0
+TMPDIR="$ISO_TMP" "$ISOBENCH" --policy "$policies" --duration 2 --load cpu \
+	--json >"$ISO_TMP/bench.json" 2>"$ISO_TMP/bench.err" || rc=$?
+if [ "$rc" != 0 ]; then
+	cat "$ISO_TMP/bench.err" >&2
+	fail "isobench exited $rc"
+fi
+log "isobench: $(cat "$ISO_TMP/bench.json")"
+
+python3 - "$ISO_TMP/bench.json" "$policies" <<'PY' || fail "bad JSON output"
+import json, sys
+path, policies = sys.argv[1], sys.argv[2].split(",")
+text = open(path).read()
+doc = json.loads(text)  # exactly one object, nothing else
+def need(cond, what):
+    if not cond:
+        sys.exit("bench-smoke: " + what)
+need(isinstance(doc, dict), "top level is not an object")
+for k, t in (("period_us", int), ("threads", int), ("work_pct", (int, float)),
+             ("load", str), ("results", list)):
+    need(k in doc and isinstance(doc[k], t) and not isinstance(doc[k], bool),
+         "missing or mistyped field %r" % k)
+need(doc["period_us"] == 1333, "period_us %r, expected the default 1333" % doc["period_us"])
+need(doc["threads"] == 1, "threads %r, expected 1" % doc["threads"])
+need(doc["load"] == "cpu", "load %r, expected cpu" % doc["load"])
+got = [r.get("policy") for r in doc["results"]]
+need(sorted(got) == sorted(policies), "results for %r, expected %r" % (got, policies))
+for r in doc["results"]:
+    p = r["policy"]
+    for k in ("samples", "misses"):
+        need(isinstance(r.get(k), int) and not isinstance(r.get(k), bool) and r[k] >= 0,
+             "%s: %s is not a count" % (p, k))
+    need(r["samples"] > 0, "%s: no samples" % p)
+    vals = []
+    for k in ("min_us", "p50_us", "p99_us", "p999_us", "max_us"):
+        v = r.get(k)
+        need(isinstance(v, (int, float)) and not isinstance(v, bool) and v >= 0,
+             "%s: %s is not a non-negative number" % (p, k))
+        vals.append(v)
+    need(vals == sorted(vals), "%s: min <= p50 <= p99 <= p99.9 <= max fails: %r" % (p, vals))
+print("bench-smoke: %s ok" % ", ".join(got))
+PY
+
+# Nothing left behind: no hog, no measuring child, no private isod, no temp dir.
+sleep 0.2
+for p in /proc/[0-9]*; do
+	{ cmd=$(tr '\0' ' ' <"$p/cmdline"); } 2>/dev/null || continue
+	case "$cmd" in
+	*"$ISO_TMP"/isobench.*) fail "left running: ${p#/proc/} $cmd";;
+	esac
+done
+if compgen -G "$ISO_TMP/isobench.*" >/dev/null; then
+	fail "private isod temp dir left behind: $(echo "$ISO_TMP"/isobench.*)"
+fi
+log "bench-smoke passed"

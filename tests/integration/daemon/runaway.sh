@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# A runaway: as many unprivileged ISO spinners as CPUs for ~12 s. isod
+# demotes them (status shows refractory), a SCHED_OTHER competitor makes
+# progress, nothing is killed, and once the spinners stop spinning (they
+# block) they are ISO again.
+source "$SRC_ROOT/tests/integration/lib.sh"
+need_root
+start_isod
+n=$(nproc)
+out=$ISO_TMP/spin.out
+as_nobody "$SPIN" --threads "$n" --seconds 12 --idle-after 4 --iso fifo --prio 30 >"$out" &
+spinners=$!
+ISO_CHILDREN+=($spinners)
+for _ in $(seq 100); do grep -q ready "$out" && break; sleep 0.05; done
+# the competitor: plain SCHED_OTHER, same user, same window
+as_nobody "$SPIN" --seconds 12 >"$ISO_TMP/comp.out" &
+comp=$!
+ISO_CHILDREN+=($comp)
+
+t0=$(date +%s.%N)
+refractory=0 t_first=
+while python3 -c "import sys; sys.exit(0 if $(date +%s.%N) - $t0 < 11.5 else 1)"; do
+	if "$ISOCTL" status | grep -q '^refractory: *yes'; then
+		refractory=$((refractory + 1))
+		[ -n "$t_first" ] || t_first=$(python3 -c "print($(date +%s.%N) - $t0)")
+	fi
+	sleep 0.1
+done
+[ "$refractory" -gt 0 ] || fail "status never showed refractory"
+wait $comp || fail "competitor failed"
+comp_cpu=$(awk '/^cpu/{print $3}' "$ISO_TMP/comp.out")
+# Its share of one CPU over the window after the first demotion: by the
+# budget at least (100 - iso_cpu) - 10 points = 20 % of one CPU.
+share=$(python3 -c "print(round(100*$comp_cpu/(12-$t_first),1))")
+log "first demotion seen after $t_first s; competitor got $comp_cpu s of CPU, $share % of one CPU after it"
+python3 -c "import sys; sys.exit(0 if $share >= 20 else 1)" || fail "competitor starved: $share % < 20 %"
+
+# Spinners now block (idle-after): below 90 % of iso_cpu they regain ISO.
+sleep 2.5
+for tid in $(awk '/^tid/{print $2}' "$out"); do
+	pol=$(kernel_sched "$tid" | cut -d' ' -f1)
+	[ "$pol" = 1 ] || fail "spinner $tid did not regain SCHED_FIFO (policy $pol)"
+done
+wait $spinners || fail "a spinner was killed or failed"
+[ "$(grep -c '^cpu' "$out")" = "$n" ] || fail "not every spinner finished its work"
+echo "PASS"

@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# The whole test suite, as CI runs it (README: "Test"): a gcc -Werror build
+# with unit and integration tests, a clang -Werror build, the unit tests
+# under ASan/UBSan and under valgrind. Needs root for the integration tests
+# (they start isod and switch to user nobody themselves).
+# Prints a closing "N passed, N failed" line.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+src=$PWD
+out=${ISOSCHED_TEST_DIR:-$src/build-test}
+passed=0
+failed=0
+
+count() { # count LOGFILE: add meson's Ok/Fail/Timeout totals
+	local ok fl to
+	ok=$(awk '/^Ok:/{print $2}' "$1" | tail -n1)
+	fl=$(awk '/^Fail:/{print $2}' "$1" | tail -n1)
+	to=$(awk '/^Timeout:/{print $2}' "$1" | tail -n1)
+	passed=$((passed + ${ok:-0}))
+	failed=$((failed + ${fl:-0} + ${to:-0}))
+}
+
+step() { # step NAME CMD...: run, count a failure if it fails
+	echo "=== $1"
+	shift
+	if ! "$@"; then
+		echo "=== FAILED: $*"
+		failed=$((failed + 1))
+		return 1
+	fi
+}
+
+mtest() { # mtest NAME BUILDDIR [meson test args]: run and count
+	local name=$1 dir=$2 log
+	shift 2
+	log=$(mktemp)
+	echo "=== $name"
+	meson test -C "$dir" --print-errorlogs "$@" 2>&1 | tee "$log"
+	if ! grep -q '^Ok:' "$log"; then
+		failed=$((failed + 1))
+	fi
+	count "$log"
+	rm -f "$log"
+}
+
+rm -rf "$out"
+mkdir -p "$out"
+
+if step "gcc build (-Werror)" meson setup "$out/gcc" -Dwerror=true -Dtests=enabled >/dev/null &&
+   step "gcc compile" ninja -C "$out/gcc"; then
+	mtest "unit + integration tests (gcc)" "$out/gcc" --num-processes 2
+fi
+
+if step "clang build (-Werror)" env CC=clang meson setup "$out/clang" -Dwerror=true -Dtests=enabled >/dev/null; then
+	step "clang compile" ninja -C "$out/clang" >/dev/null && passed=$((passed + 1))
+fi
+
+if step "ASan/UBSan build" meson setup "$out/asan" -Dwerror=true -Dtests=enabled \
+	-Db_sanitize=address,undefined -Db_lundef=false >/dev/null &&
+   step "ASan/UBSan compile" ninja -C "$out/asan" >/dev/null; then
+	UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 ASAN_OPTIONS=detect_leaks=1 \
+		mtest "unit tests under ASan/UBSan" "$out/asan" --suite unit
+fi
+
+if command -v valgrind >/dev/null && [ -d "$out/gcc" ]; then
+	mtest "unit tests under valgrind" "$out/gcc" --suite unit \
+		--wrapper 'valgrind --quiet --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite,indirect'
+fi
+
+echo
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
