@@ -1,0 +1,134 @@
+/* bench.h — isobench internals, shared by its parts:
+ *   main.c     command line, orchestration, cleanup (atexit, signals, alarm)
+ *   measure.c  calibrated work, the periodic measuring threads, one child
+ *              process per policy run (privilege drop for the iso modes)
+ *   load.c     the load generator: SCHED_OTHER CPU hogs and a memory toucher
+ *   isod.c     finding, starting, waiting for and stopping a private isod
+ *   stats.c    HDR-style latency histogram and percentiles
+ *   output.c   table, JSON, ratio lines
+ */
+#ifndef ISOBENCH_H
+#define ISOBENCH_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+#define BENCH_MAX_THREADS 64
+#define BENCH_MAX_POLICIES 12
+#define BENCH_PRIO 50 /* the same priority number for fifo, rr, iso, iso-rr */
+
+/* ---- stats.c ------------------------------------------------------------ */
+
+/* Log-linear histogram of nanosecond values: exact below 2^HIST_SUB_BITS ns,
+ * then 2^HIST_SUB_BITS sub-buckets per power of two (relative error below
+ * 1/256). Fixed size, no allocation: safe to place in shared memory. */
+#define HIST_SUB_BITS 8
+#define HIST_SUB (1u << HIST_SUB_BITS)
+#define HIST_BUCKETS (HIST_SUB * (65 - HIST_SUB_BITS))
+
+struct hist {
+	uint64_t count, sum_ns, min_ns, max_ns;
+	uint64_t bucket[HIST_BUCKETS];
+};
+
+void hist_init(struct hist *h);
+void hist_add(struct hist *h, uint64_t ns);
+void hist_merge(struct hist *into, const struct hist *from);
+/* The value at percentile p (0 < p <= 100), in ns; 0 for an empty one. */
+double hist_percentile_ns(const struct hist *h, double p);
+/* Write the non-empty buckets as "label lower_us upper_us count" lines. */
+void hist_write(const struct hist *h, const char *label, FILE *f);
+
+/* ---- policies ----------------------------------------------------------- */
+
+enum bench_policy {
+	POL_NORMAL,
+	POL_NORMAL_NICE20,
+	POL_FIFO,
+	POL_RR,
+	POL_ISO,
+	POL_ISO_RR,
+	POL_COUNT
+};
+
+const char *policy_name(enum bench_policy p);
+int policy_parse(const char *name); /* -1 if unknown */
+bool policy_needs_root(enum bench_policy p);
+bool policy_is_iso(enum bench_policy p);
+
+/* ---- measure.c ---------------------------------------------------------- */
+
+struct bench_config {
+	int threads;
+	uint64_t period_ns;
+	double work_pct;
+	double duration_s;
+	uint64_t work_loops; /* calibrated loop count per period */
+};
+
+enum run_state { RUN_OK, RUN_FAILED, RUN_SKIPPED };
+
+struct bench_result {
+	enum bench_policy policy;
+	enum run_state state;
+	char note[320];
+	uint64_t samples, misses;
+	uint64_t policy_lost; /* checks that found the thread not in its policy */
+	int kernel_policy, kernel_prio; /* as the kernel ran thread 0 */
+	int iso_band_lo, iso_band_hi;
+	struct hist *hist; /* merged over threads; owned by the caller */
+};
+
+/* Loops of the calibrated busy work per nanosecond of CPU time. */
+double calibrate_loops_per_ns(void);
+void busy_work(uint64_t loops);
+
+/* Run one policy in a child process; fills res (res->hist must point to a
+ * struct hist the caller owns). *child_pid is set while the child lives so
+ * that a signal handler can kill it. */
+void run_policy(const struct bench_config *cfg, enum bench_policy pol,
+		struct bench_result *res, volatile pid_t *child_pid);
+
+/* ---- load.c ------------------------------------------------------------- */
+
+enum load_kind { LOAD_NONE, LOAD_CPU, LOAD_CPU_VM };
+
+const char *load_name(enum load_kind k);
+/* Start the hogs; each dies by itself after max_s seconds and when this
+ * process dies. Returns the number started, -1 on failure. */
+int load_start(enum load_kind k, unsigned max_s);
+void load_stop(void);
+/* Async-signal-safe: SIGKILL every hog still running. */
+void load_kill_all(void);
+
+/* ---- isod.c ------------------------------------------------------------- */
+
+/* Find the isod binary: explicit path, env ISOD, next to /proc/self/exe,
+ * ../daemon/isod (build tree), PATH. Returns a malloc'ed path or NULL. */
+char *isod_find(const char *explicit_path);
+/* Start a private isod in a fresh temp dir, point ISOSCHED_SOCKET at it
+ * and wait until it answers. 0 on success, else -1 with why in err. */
+int isod_start_private(const char *isod_path, char *err, size_t errlen);
+/* Does the daemon behind ISOSCHED_SOCKET answer? */
+bool isod_answers(void);
+void isod_stop_private(void);
+/* Async-signal-safe: SIGTERM the private isod (bounded wait, then SIGKILL)
+ * and remove its temp dir's known files. */
+void isod_kill_private(void);
+
+/* ---- output.c ----------------------------------------------------------- */
+
+struct bench_report {
+	const struct bench_config *cfg;
+	enum load_kind load;
+	int hogs;
+	struct bench_result *results;
+	int nresults;
+};
+
+void output_table(const struct bench_report *r);
+void output_json(const struct bench_report *r);
+
+#endif

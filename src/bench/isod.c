@@ -1,0 +1,252 @@
+/* isod.c — the private isod of a benchmark run: found next to isobench (or
+ * as told), started in a fresh temp dir readable by the unprivileged
+ * measuring child, waited for until its socket answers, stopped with
+ * SIGTERM at the end (SIGKILL if it does not go). */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "bench.h"
+#include "isosched.h"
+
+static volatile pid_t isod_pid;
+static char tmpdir[96];
+static char sock_path[128], state_path[128], log_path[128];
+
+static bool executable(const char *p)
+{
+	struct stat st;
+
+	return p && *p && stat(p, &st) == 0 && S_ISREG(st.st_mode) &&
+	       access(p, X_OK) == 0;
+}
+
+char *isod_find(const char *explicit_path)
+{
+	char self[PATH_MAX], cand[PATH_MAX + 32];
+	const char *env = getenv("ISOD"), *path;
+	ssize_t n;
+
+	if (explicit_path)
+		return executable(explicit_path) ? strdup(explicit_path) : NULL;
+	if (env && *env)
+		return executable(env) ? strdup(env) : NULL;
+	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (n > 0) {
+		char *slash;
+
+		self[n] = '\0';
+		slash = strrchr(self, '/');
+		if (slash) {
+			*slash = '\0';
+			snprintf(cand, sizeof(cand), "%s/isod", self);
+			if (executable(cand))
+				return strdup(cand);
+			snprintf(cand, sizeof(cand), "%s/../daemon/isod", self);
+			if (executable(cand))
+				return strdup(cand);
+		}
+	}
+	path = getenv("PATH");
+	if (!path || !*path)
+		path = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
+	while (*path) {
+		size_t len = strcspn(path, ":");
+
+		if (len > 0 && len < PATH_MAX) {
+			snprintf(cand, sizeof(cand), "%.*s/isod", (int)len, path);
+			if (executable(cand))
+				return strdup(cand);
+		}
+		path += len;
+		if (*path == ':')
+			path++;
+	}
+	return NULL;
+}
+
+bool isod_answers(void)
+{
+	struct iso_status_info st;
+
+	return iso_status(&st, NULL, 0) >= 0;
+}
+
+static void sleep_ms(long ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+		;
+}
+
+static void tail_log(char *err, size_t errlen)
+{
+	char buf[1024];
+	ssize_t n = 0;
+	int fd = open(log_path, O_RDONLY | O_CLOEXEC);
+
+	if (fd >= 0) {
+		off_t end = lseek(fd, 0, SEEK_END);
+
+		if (end > (off_t)sizeof(buf) - 1)
+			lseek(fd, end - (off_t)sizeof(buf) + 1, SEEK_SET);
+		else
+			lseek(fd, 0, SEEK_SET);
+		n = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+	}
+	if (n < 0)
+		n = 0;
+	buf[n] = '\0';
+	while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
+		buf[--n] = '\0';
+	if (n > 0) {
+		size_t used = strlen(err);
+		char *nl;
+
+		/* keep the last line only: the table note is one line */
+		nl = strrchr(buf, '\n');
+		snprintf(err + used, errlen - used, "; isod log: %s",
+			 nl ? nl + 1 : buf);
+	}
+}
+
+int isod_start_private(const char *isod_path, char *err, size_t errlen)
+{
+	const char *base = getenv("TMPDIR");
+	pid_t p, parent = getpid();
+	int status;
+
+	if (!base || !*base || strlen(base) > 64)
+		base = "/tmp";
+	snprintf(tmpdir, sizeof(tmpdir), "%s/isobench.XXXXXX", base);
+	if (!mkdtemp(tmpdir)) {
+		snprintf(err, errlen, "mkdtemp %s: %s", tmpdir, strerror(errno));
+		tmpdir[0] = '\0';
+		return -1;
+	}
+	/* the measuring child runs as nobody and must reach the socket */
+	chmod(tmpdir, 0755);
+	snprintf(sock_path, sizeof(sock_path), "%s/isod.sock", tmpdir);
+	snprintf(state_path, sizeof(state_path), "%s/state", tmpdir);
+	snprintf(log_path, sizeof(log_path), "%s/isod.log", tmpdir);
+	setenv("ISOSCHED_SOCKET", sock_path, 1);
+
+	p = fork();
+	if (p < 0) {
+		snprintf(err, errlen, "fork: %s", strerror(errno));
+		return -1;
+	}
+	if (p == 0) {
+		int fd = open(log_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
+			      0644);
+		struct sigaction sa = { .sa_handler = SIG_DFL };
+
+		sigemptyset(&sa.sa_mask);
+		sigaction(SIGINT, &sa, NULL);
+		sigaction(SIGTERM, &sa, NULL);
+		sigaction(SIGHUP, &sa, NULL);
+		sigaction(SIGALRM, &sa, NULL);
+		alarm(0);
+		/* isod must not outlive the benchmark */
+		prctl(PR_SET_PDEATHSIG, SIGTERM);
+		if (getppid() != parent)
+			_exit(127);
+		if (fd >= 0) {
+			dup2(fd, STDOUT_FILENO);
+			dup2(fd, STDERR_FILENO);
+		}
+		execl(isod_path, isod_path, "--socket", sock_path,
+		      "--state-file", state_path, (char *)NULL);
+		fprintf(stderr, "exec %s: %s\n", isod_path, strerror(errno));
+		_exit(127);
+	}
+	isod_pid = p;
+	for (int i = 0; i < 200; i++) { /* up to 10 s */
+		if (isod_answers())
+			return 0;
+		if (waitpid(p, &status, WNOHANG) == p) {
+			isod_pid = 0;
+			if (WIFEXITED(status))
+				snprintf(err, errlen, "%s exited with status %d",
+					 isod_path, WEXITSTATUS(status));
+			else
+				snprintf(err, errlen, "%s killed by signal %d",
+					 isod_path, WTERMSIG(status));
+			tail_log(err, errlen);
+			return -1;
+		}
+		sleep_ms(50);
+	}
+	snprintf(err, errlen, "%s did not answer on %s within 10 s", isod_path,
+		 sock_path);
+	tail_log(err, errlen);
+	isod_stop_private();
+	return -1;
+}
+
+static void remove_tmpdir(void)
+{
+	if (!tmpdir[0])
+		return;
+	unlink(sock_path);
+	unlink(state_path);
+	unlink(log_path);
+	if (rmdir(tmpdir) == 0)
+		tmpdir[0] = '\0';
+}
+
+/* Async-signal-safe: kill, waitpid, nanosleep, unlink, rmdir only. */
+void isod_kill_private(void)
+{
+	pid_t p = isod_pid;
+	struct timespec ts = { 0, 20 * 1000000L };
+
+	if (p > 0) {
+		kill(p, SIGTERM);
+		for (int i = 0; i < 150; i++) { /* up to 3 s */
+			if (waitpid(p, NULL, WNOHANG) == p) {
+				p = 0;
+				break;
+			}
+			nanosleep(&ts, NULL);
+		}
+		if (p > 0) {
+			kill(p, SIGKILL);
+			waitpid(p, NULL, 0);
+		}
+		isod_pid = 0;
+	}
+	remove_tmpdir();
+}
+
+void isod_stop_private(void)
+{
+	DIR *d;
+	struct dirent *e;
+
+	isod_kill_private();
+	if (!tmpdir[0])
+		return;
+	/* whatever else isod left there (temp state files) */
+	d = opendir(tmpdir);
+	if (d) {
+		while ((e = readdir(d)))
+			if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+				unlinkat(dirfd(d), e->d_name, 0);
+		closedir(d);
+	}
+	if (rmdir(tmpdir) == 0)
+		tmpdir[0] = '\0';
+}

@@ -1,0 +1,407 @@
+/* isobench — wakeup latency and deadline misses of periodic threads under
+ * load, per scheduling policy, side by side: normal, normal-nice-20, fifo,
+ * rr (kernel policies, root) and iso, iso-rr (unprivileged, through isod).
+ *
+ *   isobench --policy P[,P...] [--threads N] [--period-us U] [--work-pct W]
+ *            [--duration S] [--load cpu|cpu+vm|none] [--json]
+ *            [--socket PATH] [--isod PATH] [--histogram FILE]
+ *
+ * main.c: the command line, the order of things (calibrate, isod, load,
+ * one run per policy, report) and the guarantees that nothing is left
+ * behind: every child is killed at exit, on a signal and at a hard time
+ * bound (alarm); the children also die with us (PR_SET_PDEATHSIG).
+ *
+ * Exit: 0 all requested policies ran or were skipped (not root, no isod);
+ * 1 a policy failed; 2 bad arguments. */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "bench.h"
+
+static pid_t main_pid;
+static volatile pid_t run_pid;
+
+static void usage(FILE *f)
+{
+	fputs("usage: isobench --policy P[,P...] [--threads N] [--period-us U]\n"
+	      "                [--work-pct W] [--duration S] [--load cpu|cpu+vm|none]\n"
+	      "                [--json] [--socket PATH] [--isod PATH] [--histogram FILE]\n"
+	      "\n"
+	      "  --policy      normal, normal-nice-20, fifo, rr, iso, iso-rr; run in turn\n"
+	      "                against the same load (normal-nice-20, fifo, rr need root)\n"
+	      "  --threads     periodic measuring threads, 1..64 (default 1)\n"
+	      "  --period-us   period in microseconds, 50..1000000 (default 1333)\n"
+	      "  --work-pct    busy work per period, percent of the period, 0..95 (default 20)\n"
+	      "  --duration    seconds per policy, 0.1..3600 (default 10)\n"
+	      "  --load        cpu: a SCHED_OTHER hog per CPU; cpu+vm: plus a memory\n"
+	      "                toucher; none (default cpu)\n"
+	      "  --json        one JSON object on stdout instead of the table\n"
+	      "  --socket      use the isod at PATH (else a private one is started)\n"
+	      "  --isod        the isod binary for the private daemon\n"
+	      "                (default: $ISOD, next to isobench, ../daemon/isod, PATH)\n"
+	      "  --histogram   write the latency histograms to FILE\n",
+	      f);
+}
+
+static _Noreturn void bad(const char *fmt, const char *arg)
+{
+	fprintf(stderr, "isobench: ");
+	fprintf(stderr, fmt, arg);
+	fprintf(stderr, "\nTry 'isobench --help'.\n");
+	exit(2);
+}
+
+static long parse_long(const char *opt, const char *s, long lo, long hi)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (!*s || *end || errno || v < lo || v > hi) {
+		fprintf(stderr,
+			"isobench: %s: '%s' is not an integer in %ld..%ld\n",
+			opt, s, lo, hi);
+		fprintf(stderr, "Try 'isobench --help'.\n");
+		exit(2);
+	}
+	return v;
+}
+
+static double parse_double(const char *opt, const char *s, double lo,
+			   double hi)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (!*s || *end || errno || !isfinite(v) || v < lo || v > hi) {
+		fprintf(stderr, "isobench: %s: '%s' is not a number in %g..%g\n",
+			opt, s, lo, hi);
+		fprintf(stderr, "Try 'isobench --help'.\n");
+		exit(2);
+	}
+	return v;
+}
+
+static int parse_policies(const char *arg, enum bench_policy *out)
+{
+	char *copy = strdup(arg), *save = NULL, *tok;
+	int n = 0;
+	bool seen[POL_COUNT] = { false };
+
+	if (!copy)
+		exit(1);
+	if (!*arg || arg[0] == ',' || arg[strlen(arg) - 1] == ',' ||
+	    strstr(arg, ",,"))
+		bad("--policy: empty policy name in '%s'", arg);
+	for (tok = strtok_r(copy, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		int p = policy_parse(tok);
+
+		if (p < 0)
+			bad("--policy: unknown policy '%s' (normal, normal-nice-20,"
+			    " fifo, rr, iso, iso-rr)", tok);
+		if (seen[p])
+			bad("--policy: '%s' given twice", tok);
+		seen[p] = true;
+		out[n++] = (enum bench_policy)p;
+	}
+	free(copy);
+	return n;
+}
+
+/* ---- cleanup: at exit, on signals, at the hard bound -------------------- */
+
+static void kill_everything(void)
+{
+	pid_t p = run_pid;
+
+	if (p > 0)
+		kill(p, SIGKILL);
+	load_kill_all();
+	isod_kill_private();
+}
+
+static void on_exit_cleanup(void)
+{
+	if (getpid() != main_pid)
+		return;
+	kill_everything();
+	load_stop();
+	isod_stop_private();
+}
+
+static void on_signal(int sig)
+{
+	static const char msg[] =
+		"isobench: hard time bound reached, stopping everything\n";
+
+	if (getpid() != main_pid)
+		_exit(128 + sig);
+	if (sig == SIGALRM)
+		(void)!write(STDERR_FILENO, msg, sizeof(msg) - 1);
+	kill_everything();
+	/* reap what was killed (bounded: 0.5 s), so no zombie lingers */
+	for (int i = 0; i < 50; i++) {
+		struct timespec ts = { 0, 10 * 1000000L };
+
+		while (waitpid(-1, NULL, WNOHANG) > 0)
+			;
+		nanosleep(&ts, NULL);
+	}
+	_exit(sig == SIGALRM ? 3 : 128 + sig);
+}
+
+static void install_handlers(void)
+{
+	struct sigaction sa = { .sa_handler = on_signal };
+	const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGALRM };
+
+	sigfillset(&sa.sa_mask);
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		sigaction(sigs[i], &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	atexit(on_exit_cleanup);
+}
+
+static void sleep_s(double s)
+{
+	struct timespec ts = { (time_t)s, (long)((s - floor(s)) * 1e9) };
+
+	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+		;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "policy", required_argument, NULL, 'p' },
+		{ "threads", required_argument, NULL, 't' },
+		{ "period-us", required_argument, NULL, 'u' },
+		{ "work-pct", required_argument, NULL, 'w' },
+		{ "duration", required_argument, NULL, 'd' },
+		{ "load", required_argument, NULL, 'l' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "socket", required_argument, NULL, 's' },
+		{ "isod", required_argument, NULL, 'i' },
+		{ "histogram", required_argument, NULL, 'H' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct bench_config cfg = {
+		.threads = 1, .period_ns = 1333000, .work_pct = 20.0,
+		.duration_s = 10.0,
+	};
+	enum bench_policy pols[BENCH_MAX_POLICIES];
+	struct bench_result results[BENCH_MAX_POLICIES];
+	struct hist *hists;
+	enum load_kind load = LOAD_CPU;
+	const char *socket_arg = NULL, *isod_arg = NULL, *hist_file = NULL;
+	bool json = false, want_iso = false, root, iso_ok = false;
+	char iso_why[512] = "";
+	int npol = 0, c, hogs = 0, rc = 0;
+	unsigned bound;
+	double rate;
+
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'p':
+			npol = parse_policies(optarg, pols);
+			break;
+		case 't':
+			cfg.threads = (int)parse_long("--threads", optarg, 1,
+						      BENCH_MAX_THREADS);
+			break;
+		case 'u':
+			cfg.period_ns = (uint64_t)parse_long("--period-us", optarg,
+							     50, 1000000) * 1000;
+			break;
+		case 'w':
+			cfg.work_pct = parse_double("--work-pct", optarg, 0, 95);
+			break;
+		case 'd':
+			cfg.duration_s = parse_double("--duration", optarg, 0.1,
+						      3600);
+			break;
+		case 'l':
+			if (!strcmp(optarg, "cpu"))
+				load = LOAD_CPU;
+			else if (!strcmp(optarg, "cpu+vm"))
+				load = LOAD_CPU_VM;
+			else if (!strcmp(optarg, "none"))
+				load = LOAD_NONE;
+			else
+				bad("--load: '%s' is not cpu, cpu+vm or none",
+				    optarg);
+			break;
+		case 'j':
+			json = true;
+			break;
+		case 's':
+			if (!*optarg ||
+			    strlen(optarg) >= sizeof(((struct sockaddr_un *)0)->sun_path))
+				bad("--socket: '%s' is empty or too long for a"
+				    " socket path", optarg);
+			socket_arg = optarg;
+			break;
+		case 'i':
+			if (access(optarg, X_OK) != 0)
+				bad("--isod: '%s' is not an executable file",
+				    optarg);
+			isod_arg = optarg;
+			break;
+		case 'H':
+			if (!*optarg)
+				bad("--histogram: empty file name%s", "");
+			hist_file = optarg;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			fprintf(stderr, "Try 'isobench --help'.\n");
+			return 2;
+		}
+	}
+	if (optind < argc)
+		bad("unexpected argument '%s'", argv[optind]);
+	if (!npol)
+		bad("--policy is required (e.g. --policy normal,fifo,iso)%s", "");
+
+	main_pid = getpid();
+	root = geteuid() == 0;
+	for (int i = 0; i < npol; i++)
+		want_iso |= policy_is_iso(pols[i]);
+	install_handlers();
+	/* The hard bound: every run, the daemon start and some slack. */
+	bound = (unsigned)(npol * (cfg.duration_s + 20.0)) + 40;
+	alarm(bound);
+
+	hists = calloc((size_t)npol, sizeof(*hists));
+	if (!hists) {
+		fprintf(stderr, "isobench: out of memory\n");
+		return 1;
+	}
+
+	/* Calibrate before any load, on this thread's CPU time. */
+	rate = calibrate_loops_per_ns();
+	cfg.work_loops = (uint64_t)(rate * (double)cfg.period_ns *
+				    cfg.work_pct / 100.0);
+
+	if (want_iso) {
+		if (socket_arg) {
+			setenv("ISOSCHED_SOCKET", socket_arg, 1);
+			if (isod_answers())
+				iso_ok = true;
+			else
+				snprintf(iso_why, sizeof(iso_why),
+					 "isod at %s does not answer", socket_arg);
+		} else if (!root) {
+			snprintf(iso_why, sizeof(iso_why),
+				 "a private isod needs root; give --socket of a"
+				 " running isod");
+		} else {
+			char *path = isod_find(isod_arg);
+
+			if (!path) {
+				snprintf(iso_why, sizeof(iso_why),
+					 "no isod binary found (--isod, $ISOD,"
+					 " next to isobench, PATH)");
+			} else {
+				if (isod_start_private(path, iso_why,
+						       sizeof(iso_why)) == 0)
+					iso_ok = true;
+				free(path);
+			}
+		}
+	}
+
+	hogs = load_start(load, bound + 5);
+	if (hogs < 0)
+		return 1;
+	if (hogs > 0)
+		sleep_s(0.5); /* let the hogs spread over the CPUs */
+
+	for (int i = 0; i < npol; i++) {
+		struct bench_result *r = &results[i];
+
+		memset(r, 0, sizeof(*r));
+		r->policy = pols[i];
+		r->hist = &hists[i];
+		hist_init(r->hist);
+		if (policy_needs_root(pols[i]) && !root) {
+			r->state = RUN_SKIPPED;
+			snprintf(r->note, sizeof(r->note), "needs root");
+			continue;
+		}
+		if (policy_is_iso(pols[i]) && !iso_ok) {
+			/* no daemon to be had is a skip; a daemon we were
+			 * told about or started that fails is a failure */
+			bool skip = !root && !socket_arg;
+
+			skip |= strstr(iso_why, "no isod binary") != NULL;
+			r->state = skip ? RUN_SKIPPED : RUN_FAILED;
+			snprintf(r->note, sizeof(r->note), "%s", iso_why);
+			continue;
+		}
+		run_policy(&cfg, pols[i], r, &run_pid);
+	}
+
+	load_stop();
+	isod_stop_private();
+	alarm(0);
+
+	{
+		struct bench_report rep = {
+			.cfg = &cfg, .load = load, .hogs = hogs,
+			.results = results, .nresults = npol,
+		};
+
+		if (json)
+			output_json(&rep);
+		else
+			output_table(&rep);
+	}
+	fflush(stdout);
+	for (int i = 0; i < npol; i++) {
+		if (results[i].state == RUN_FAILED)
+			rc = 1;
+		if (json && results[i].state != RUN_OK)
+			fprintf(stderr, "isobench: %s %s: %s\n",
+				policy_name(results[i].policy),
+				results[i].state == RUN_SKIPPED ? "skipped"
+								: "failed",
+				results[i].note);
+	}
+	if (hist_file) {
+		FILE *f = fopen(hist_file, "w");
+
+		if (!f) {
+			fprintf(stderr, "isobench: %s: %s\n", hist_file,
+				strerror(errno));
+			rc = 1;
+		} else {
+			fprintf(f, "# policy lower_us upper_us count\n");
+			for (int i = 0; i < npol; i++)
+				if (results[i].state == RUN_OK)
+					hist_write(results[i].hist,
+						   policy_name(results[i].policy), f);
+			if (fclose(f) != 0)
+				rc = 1;
+		}
+	}
+	free(hists);
+	return rc;
+}

@@ -1,0 +1,106 @@
+/* stats.c — the latency histogram: log-linear (HDR-style) buckets over
+ * nanoseconds, exact min/max/sum, percentiles by rank. */
+#include <math.h>
+#include <string.h>
+
+#include "bench.h"
+
+void hist_init(struct hist *h)
+{
+	memset(h, 0, sizeof(*h));
+	h->min_ns = UINT64_MAX;
+}
+
+static unsigned bucket_of(uint64_t v)
+{
+	unsigned e, top;
+
+	if (v < HIST_SUB)
+		return (unsigned)v;
+	e = 63u - (unsigned)__builtin_clzll(v); /* >= HIST_SUB_BITS */
+	top = (unsigned)(v >> (e - HIST_SUB_BITS)); /* in [SUB, 2*SUB) */
+	return HIST_SUB + (e - HIST_SUB_BITS) * HIST_SUB + (top - HIST_SUB);
+}
+
+/* The range [lo, lo + width) of values that land in bucket i. */
+static void bucket_range(unsigned i, uint64_t *lo, uint64_t *width)
+{
+	unsigned e, top;
+
+	if (i < HIST_SUB) {
+		*lo = i;
+		*width = 1;
+		return;
+	}
+	e = (i - HIST_SUB) / HIST_SUB + HIST_SUB_BITS;
+	top = (i - HIST_SUB) % HIST_SUB + HIST_SUB;
+	*lo = (uint64_t)top << (e - HIST_SUB_BITS);
+	*width = (uint64_t)1 << (e - HIST_SUB_BITS);
+}
+
+void hist_add(struct hist *h, uint64_t ns)
+{
+	h->bucket[bucket_of(ns)]++;
+	h->count++;
+	h->sum_ns += ns;
+	if (ns < h->min_ns)
+		h->min_ns = ns;
+	if (ns > h->max_ns)
+		h->max_ns = ns;
+}
+
+void hist_merge(struct hist *into, const struct hist *from)
+{
+	if (!from->count)
+		return;
+	for (unsigned i = 0; i < HIST_BUCKETS; i++)
+		into->bucket[i] += from->bucket[i];
+	into->count += from->count;
+	into->sum_ns += from->sum_ns;
+	if (from->min_ns < into->min_ns)
+		into->min_ns = from->min_ns;
+	if (from->max_ns > into->max_ns)
+		into->max_ns = from->max_ns;
+}
+
+double hist_percentile_ns(const struct hist *h, double p)
+{
+	uint64_t rank, seen = 0, lo, width;
+	double v;
+
+	if (!h->count)
+		return 0.0;
+	if (p >= 100.0)
+		return (double)h->max_ns;
+	rank = (uint64_t)ceil(p / 100.0 * (double)h->count);
+	if (rank < 1)
+		rank = 1;
+	for (unsigned i = 0; i < HIST_BUCKETS; i++) {
+		seen += h->bucket[i];
+		if (seen < rank)
+			continue;
+		bucket_range(i, &lo, &width);
+		/* the middle of the bucket, never outside what was seen */
+		v = (double)lo + (double)(width - 1) / 2.0;
+		if (v < (double)h->min_ns)
+			v = (double)h->min_ns;
+		if (v > (double)h->max_ns)
+			v = (double)h->max_ns;
+		return v;
+	}
+	return (double)h->max_ns;
+}
+
+void hist_write(const struct hist *h, const char *label, FILE *f)
+{
+	uint64_t lo, width;
+
+	for (unsigned i = 0; i < HIST_BUCKETS; i++) {
+		if (!h->bucket[i])
+			continue;
+		bucket_range(i, &lo, &width);
+		fprintf(f, "%s %.3f %.3f %llu\n", label, (double)lo / 1e3,
+			(double)(lo + width) / 1e3,
+			(unsigned long long)h->bucket[i]);
+	}
+}
