@@ -14,6 +14,7 @@
 #include "actuator.h"
 #include "config.h"
 #include "enforcer.h"
+#include "forkwatch.h"
 #include "isod.h"
 #include "log.h"
 #include "server.h"
@@ -146,7 +147,7 @@ int main(int argc, char **argv)
 	sigset_t ss;
 	pthread_t enf;
 	size_t nov;
-	int lfd, sigfd, r;
+	int lfd, sigfd, forkfd, r;
 
 	if (parse_args(argc, argv, &config_path, &config_given, ov, &nov, &flags) < 0)
 		return 1;
@@ -198,7 +199,12 @@ int main(int argc, char **argv)
 		 cfg.socket_path, cfg.tun.iso_cpu, cfg.tun.iso_period_s, cfg.band.lo,
 		 cfg.band.hi, config_enforcer_prio(&cfg), cfg.sample_ms,
 		 cfg.dry_run ? " (dry run)" : "");
-	server_run(&d, lfd, sigfd, tick);
+	forkfd = forkwatch_open();
+	if (forkfd < 0 && cfg.inherit)
+		log_warning_errno(forkfd, "no process connector; children of ISO threads stay SCHED_OTHER");
+	server_run(&d, lfd, sigfd, forkfd, tick);
+	if (forkfd >= 0)
+		close(forkfd);
 	atomic_store(&d.stop, true);
 	pthread_join(enf, NULL);
 	pthread_mutex_lock(&d.lock);

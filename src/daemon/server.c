@@ -13,6 +13,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "forkwatch.h"
 #include "handler.h"
 #include "log.h"
 
@@ -146,7 +147,8 @@ static void serve_one(struct isod *d, int ep, struct conn *c)
 		drop(ep, c); /* a client that does not read loses its connection */
 }
 
-int server_run(struct isod *d, int lfd, int sigfd, void (*tick)(struct isod *d))
+int server_run(struct isod *d, int lfd, int sigfd, int forkfd,
+	       void (*tick)(struct isod *d))
 {
 	static struct conn conns[SERVER_MAX_CONN];
 	struct epoll_event ev = { .events = EPOLLIN }, evs[16];
@@ -161,6 +163,10 @@ int server_run(struct isod *d, int lfd, int sigfd, void (*tick)(struct isod *d))
 	epoll_ctl(ep, EPOLL_CTL_ADD, lfd, &ev);
 	ev.data.u64 = UINT64_MAX - 1;
 	epoll_ctl(ep, EPOLL_CTL_ADD, sigfd, &ev);
+	if (forkfd >= 0) {
+		ev.data.u64 = UINT64_MAX - 2;
+		epoll_ctl(ep, EPOLL_CTL_ADD, forkfd, &ev);
+	}
 	while (!atomic_load(&d->stop)) {
 		int n = epoll_wait(ep, evs, 16, 100);
 
@@ -178,6 +184,8 @@ int server_run(struct isod *d, int lfd, int sigfd, void (*tick)(struct isod *d))
 						atomic_store(&d->stop, true);
 					}
 				}
+			} else if (k == UINT64_MAX - 2) {
+				forkwatch_handle(d, forkfd);
 			} else if (k < SERVER_MAX_CONN && conns[k].fd >= 0) {
 				if (evs[i].events & (EPOLLHUP | EPOLLERR) && !(evs[i].events & EPOLLIN))
 					drop(ep, &conns[k]);

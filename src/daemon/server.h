@@ -13,7 +13,8 @@
 int server_listen(const char *path);
 /* Serve until d->stop or a signal on sigfd; tick() is called about every
  * 100 ms (state file upkeep). */
-int server_run(struct isod *d, int listen_fd, int sigfd,
+/* forkfd: the process connector (-1: none). */
+int server_run(struct isod *d, int listen_fd, int sigfd, int forkfd,
 	       void (*tick)(struct isod *d));
 
 #endif

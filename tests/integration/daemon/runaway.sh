@@ -8,7 +8,7 @@ need_root
 start_isod
 n=$(nproc)
 out=$ISO_TMP/spin.out
-as_nobody "$SPIN" --threads "$n" --seconds 12 --idle-after 4 --iso fifo --prio 30 >"$out" &
+as_nobody "$SPIN" --threads "$n" --seconds 12 --idle-after 10 --iso fifo --prio 30 >"$out" &
 spinners=$!
 ISO_CHILDREN+=($spinners)
 for _ in $(seq 100); do grep -q ready "$out" && break; sleep 0.05; done
@@ -36,9 +36,13 @@ log "first demotion seen after $t_first s; competitor got $comp_cpu s of CPU, $s
 python3 -c "import sys; sys.exit(0 if $share >= 20 else 1)" || fail "competitor starved: $share % < 20 %"
 
 # Spinners now block (idle-after): below 90 % of iso_cpu they regain ISO.
-sleep 2.5
 for tid in $(awk '/^tid/{print $2}' "$out"); do
-	pol=$(kernel_sched "$tid" | cut -d' ' -f1)
+	pol=
+	for _ in $(seq 60); do
+		pol=$(kernel_sched "$tid" | cut -d' ' -f1)
+		[ "$pol" = 1 ] && break
+		sleep 0.1
+	done
 	[ "$pol" = 1 ] || fail "spinner $tid did not regain SCHED_FIFO (policy $pol)"
 done
 wait $spinners || fail "a spinner was killed or failed"

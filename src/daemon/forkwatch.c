@@ -1,0 +1,98 @@
+/* forkwatch.c — adoption of children of ISO threads. */
+#include "forkwatch.h"
+
+#include <errno.h>
+#include <linux/cn_proc.h>
+#include <linux/connector.h>
+#include <linux/netlink.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "procinfo.h"
+
+int forkwatch_open(void)
+{
+	struct sockaddr_nl sa = { .nl_family = AF_NETLINK, .nl_groups = CN_IDX_PROC };
+	struct {
+		struct nlmsghdr nl;
+		struct cn_msg cn;
+		enum proc_cn_mcast_op op;
+	} __attribute__((packed)) req;
+	int fd = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, NETLINK_CONNECTOR);
+	int r;
+
+	if (fd < 0)
+		return -errno;
+	sa.nl_pid = 0;
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0)
+		goto fail;
+	memset(&req, 0, sizeof(req));
+	req.nl.nlmsg_len = sizeof(req);
+	req.nl.nlmsg_type = NLMSG_DONE;
+	req.cn.id.idx = CN_IDX_PROC;
+	req.cn.id.val = CN_VAL_PROC;
+	req.cn.len = sizeof(req.op);
+	req.op = PROC_CN_MCAST_LISTEN;
+	if (send(fd, &req, sizeof(req), 0) < 0)
+		goto fail;
+	return fd;
+fail:
+	r = -errno;
+	close(fd);
+	return r;
+}
+
+static void adopt(struct isod *d, pid_t parent_tid, pid_t child_tid, pid_t child_tgid)
+{
+	struct thread_status st;
+	struct tracked *p = tasks_find(&d->tasks, parent_tid);
+	struct grant g;
+	int r;
+
+	if (!p || tasks_find(&d->tasks, child_tid))
+		return;
+	if (read_thread_status(d->proc, child_tid, &st) < 0 || st.tgid != child_tgid)
+		return;
+	/* a child that changed identity (setuid exec) is not the parent's */
+	if (st.ruid != p->uid && st.euid != p->uid)
+		return;
+	g.pid = child_tgid;
+	g.tid = child_tid;
+	g.uid = p->uid;
+	g.policy = p->policy;
+	g.prio = p->prio;
+	g.limit = p->core.limit;
+	g.flags = ISO_THREAD_ADOPTED;
+	r = isod_grant(d, &g, NULL);
+	if (r < 0)
+		log_debug_errno(r, "not adopting thread %d (child of %d); it stays SCHED_OTHER",
+				(int)child_tid, (int)parent_tid);
+}
+
+void forkwatch_handle(struct isod *d, int fd)
+{
+	char buf[4096] __attribute__((aligned(8)));
+	ssize_t n;
+
+	while ((n = recv(fd, buf, sizeof(buf), 0)) > 0) {
+		struct nlmsghdr *nl;
+		int len = (int)n;
+
+		for (nl = (struct nlmsghdr *)buf; NLMSG_OK(nl, (unsigned)len); nl = NLMSG_NEXT(nl, len)) {
+			struct cn_msg *cn = NLMSG_DATA(nl);
+			struct proc_event *ev;
+
+			if (nl->nlmsg_len < NLMSG_LENGTH(sizeof(*cn) + sizeof(*ev)))
+				continue;
+			ev = (struct proc_event *)cn->data;
+			if (ev->what != PROC_EVENT_FORK || !d->cfg.inherit)
+				continue;
+			pthread_mutex_lock(&d->lock);
+			adopt(d, ev->event_data.fork.parent_pid,
+			      ev->event_data.fork.child_pid, ev->event_data.fork.child_tgid);
+			pthread_mutex_unlock(&d->lock);
+		}
+	}
+}
