@@ -1,0 +1,152 @@
+/* isod's readers of outside input: /proc text, the state file and
+ * configuration values. Bad input is an error and changes nothing. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "config.h"
+#include "procinfo.h"
+#include "log.h"
+#include "statefile.h"
+
+static void test_status(void **state)
+{
+	struct thread_status st;
+	const char *ok =
+		"Name:\tjackd\nState:\tS (sleeping)\nTgid:\t4242\nPid:\t4250\n"
+		"Uid:\t1000\t1000\t1000\t1000\nGid:\t29\t29\t29\t29\n"
+		"Groups:\t29 100 \nNSpid:\t4250\t17\n";
+	(void)state;
+	assert_int_equal(parse_status_buf(ok, &st), 0);
+	assert_int_equal(st.tgid, 4242);
+	assert_int_equal(st.ruid, 1000);
+	assert_int_equal(st.egid, 29);
+	assert_int_equal(st.ngroups, 2);
+	assert_int_equal(st.groups[1], 100);
+	assert_int_equal(st.n_nspid, 2);
+	assert_int_equal(st.nspid[1], 17);
+	/* missing or malformed fields */
+	assert_int_equal(parse_status_buf("Name:\tx\n", &st), -EBADMSG);
+	assert_int_equal(parse_status_buf("Tgid:\tabc\nUid:\t1 1 1 1\nGid:\t1 1 1 1\n", &st), -EBADMSG);
+	assert_int_equal(parse_status_buf("Tgid:\t5\nUid:\t1 1 1\nGid:\t1 1 1 1\n", &st), -EBADMSG);
+	assert_int_equal(parse_status_buf("Tgid:\t-5\nUid:\t1 1 1 1\nGid:\t1 1 1 1\n", &st), -EBADMSG);
+	assert_int_equal(parse_status_buf("Tgid:\t5\nUid:\t1 1 1 1\nGid:\t1 1 1 1\nNSpid:\t1 2 3 4 5 6 7 8 9\n", &st), -EBADMSG);
+	assert_int_equal(parse_status_buf("", &st), -EBADMSG);
+}
+
+static void test_stat_and_schedstat(void **state)
+{
+	uint64_t v;
+	/* a comm with spaces and a ')' of its own */
+	const char *stat = "123 (evil) x (y) S 1 123 123 0 -1 4194560 1 0 0 0 0 0 0 0 20 0 1 0 98765 0 0";
+	(void)state;
+	assert_int_equal(parse_stat_starttime(stat, &v), 0);
+	assert_true(v == 98765);
+	assert_int_equal(parse_stat_starttime("123 (x) S 1 2", &v), -EBADMSG);
+	assert_int_equal(parse_stat_starttime("no paren", &v), -EBADMSG);
+	assert_int_equal(parse_schedstat_buf("1824274 975534 3\n", &v), 0);
+	assert_true(v == 1824274);
+	assert_int_equal(parse_schedstat_buf("-1 0 0\n", &v), -EBADMSG);
+	assert_int_equal(parse_schedstat_buf("12x 0 0\n", &v), -EBADMSG);
+	assert_int_equal(parse_schedstat_buf("", &v), -EBADMSG);
+	assert_int_equal(parse_schedstat_buf("99999999999999999999999 0 0", &v), -EBADMSG);
+}
+
+static void test_state_line(void **state)
+{
+	struct state_line s;
+	(void)state;
+	assert_int_equal(statefile_parse_line("100 99 1000 12345 4 50 0\n", &s), 0);
+	assert_int_equal(s.tid, 100);
+	assert_int_equal(s.prio, 50);
+	assert_int_equal(statefile_parse_line("100 99 1000 12345 261 99 60\n", &s), 0);
+	/* not ISO, bad priority, bad limit, trailing junk, truncated */
+	assert_int_equal(statefile_parse_line("100 99 1000 12345 1 50 0\n", &s), -EBADMSG);
+	assert_int_equal(statefile_parse_line("100 99 1000 12345 4 0 0\n", &s), -EBADMSG);
+	assert_int_equal(statefile_parse_line("100 99 1000 12345 4 50 101\n", &s), -EBADMSG);
+	assert_int_equal(statefile_parse_line("100 99 1000 12345 4 50 0 x\n", &s), -EBADMSG);
+	assert_int_equal(statefile_parse_line("100 99 1000\n", &s), -EBADMSG);
+	assert_int_equal(statefile_parse_line("-1 99 1000 12345 4 50 0\n", &s), -EBADMSG);
+}
+
+static void test_config_values(void **state)
+{
+	struct isod_config c, before;
+	const char *why;
+	(void)state;
+	config_defaults(&c);
+	assert_int_equal(config_validate(&c, &why), 0);
+	before = c;
+	const char *bad[][2] = {
+		{ "iso_cpu", "0" }, { "iso_cpu", "101" }, { "iso_cpu", "7x" }, { "iso_cpu", "-5" },
+		{ "iso_period", "0" }, { "iso_period", "3601" }, { "band_lo", "0" }, { "band_hi", "99" },
+		{ "sample_ms", "0" }, { "inherit", "maybe" }, { "max_threads", "0" },
+		{ "socket", "relative/path" }, { "log_level", "loud" },
+		{ "allow_users", "no-such-user-isosched" },
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		assert_true(config_set(&c, bad[i][0], bad[i][1], &why) < 0);
+		assert_non_null(why);
+	}
+	assert_int_equal(config_set(&c, "no_such_key", "1", &why), -ENOKEY);
+	assert_int_equal(c.tun.iso_cpu, before.tun.iso_cpu);
+	assert_int_equal(config_set(&c, "iso_cpu", "80", &why), 0);
+	assert_int_equal(c.tun.iso_cpu, 80);
+	assert_int_equal(config_set(&c, "allow_groups", "0, root", &why), 0);
+	assert_int_equal(c.n_allow_groups, 2);
+	/* cross-field: the band above the enforcer, a band upside down */
+	assert_int_equal(config_set(&c, "band_lo", "50", &why), 0);
+	assert_int_equal(config_validate(&c, &why), -EINVAL);
+	assert_non_null(why);
+	config_defaults(&c);
+	assert_int_equal(config_set(&c, "enforcer_prio", "30", &why), 0);
+	assert_int_equal(config_validate(&c, &why), -EINVAL);
+}
+
+static void test_config_file(void **state)
+{
+	char path[] = "/tmp/isod-conf-XXXXXX";
+	struct isod_config c;
+	int fd = mkstemp(path);
+	FILE *f = fdopen(fd, "w");
+	(void)state;
+	fputs("[isod]\niso_cpu = 60\nsample_ms = 5\n", f);
+	fclose(f);
+	config_defaults(&c);
+	assert_int_equal(config_load_file(&c, path, false), 0);
+	assert_int_equal(c.tun.iso_cpu, 60);
+	assert_int_equal(c.sample_ms, 5);
+	/* one bad line: the whole file is refused, nothing changes */
+	f = fopen(path, "w");
+	fputs("[isod]\niso_cpu = 50\niso_period = never\n", f);
+	fclose(f);
+	assert_int_equal(config_load_file(&c, path, false), -EINVAL);
+	assert_int_equal(c.tun.iso_cpu, 60);
+	f = fopen(path, "w");
+	fputs("[other]\niso_cpu = 50\n", f);
+	fclose(f);
+	assert_int_equal(config_load_file(&c, path, false), -EINVAL);
+	unlink(path);
+	assert_int_equal(config_load_file(&c, path, true), 0);   /* optional default */
+	assert_true(config_load_file(&c, path, false) < 0);       /* named: must exist */
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_status),
+		cmocka_unit_test(test_stat_and_schedstat),
+		cmocka_unit_test(test_state_line),
+		cmocka_unit_test(test_config_values),
+		cmocka_unit_test(test_config_file),
+	};
+	log_setup(LOG_EMERG, false);
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
