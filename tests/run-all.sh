@@ -20,14 +20,19 @@ count() { # count LOGFILE: add meson's Ok/Fail/Timeout totals
 	failed=$((failed + ${fl:-0} + ${to:-0}))
 }
 
-step() { # step NAME CMD...: run, count a failure if it fails
+step() { # step NAME CMD...: run quietly, show the output and count a failure if it fails
+	local log
 	echo "=== $1"
 	shift
-	if ! "$@"; then
+	log=$(mktemp)
+	if ! "$@" >"$log" 2>&1; then
+		tail -n 60 "$log"
 		echo "=== FAILED: $*"
 		failed=$((failed + 1))
+		rm -f "$log"
 		return 1
 	fi
+	rm -f "$log"
 }
 
 mtest() { # mtest NAME BUILDDIR [meson test args]: run and count
@@ -46,18 +51,18 @@ mtest() { # mtest NAME BUILDDIR [meson test args]: run and count
 rm -rf "$out"
 mkdir -p "$out"
 
-if step "gcc build (-Werror)" meson setup "$out/gcc" -Dwerror=true -Dtests=enabled >/dev/null &&
+if step "gcc build (-Werror)" meson setup "$out/gcc" -Dwerror=true -Dtests=enabled &&
    step "gcc compile" ninja -C "$out/gcc"; then
 	mtest "unit + integration tests (gcc)" "$out/gcc" --num-processes 2
 fi
 
-if step "clang build (-Werror)" env CC=clang meson setup "$out/clang" -Dwerror=true -Dtests=enabled >/dev/null; then
-	step "clang compile" ninja -C "$out/clang" >/dev/null && passed=$((passed + 1))
+if step "clang build (-Werror)" env CC=clang meson setup "$out/clang" -Dwerror=true -Dtests=enabled; then
+	step "clang compile" ninja -C "$out/clang" && passed=$((passed + 1))
 fi
 
 if step "ASan/UBSan build" meson setup "$out/asan" -Dwerror=true -Dtests=enabled \
-	-Db_sanitize=address,undefined -Db_lundef=false >/dev/null &&
-   step "ASan/UBSan compile" ninja -C "$out/asan" >/dev/null; then
+	-Db_sanitize=address,undefined -Db_lundef=false &&
+   step "ASan/UBSan compile" ninja -C "$out/asan"; then
 	UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 ASAN_OPTIONS=detect_leaks=1 \
 		mtest "unit tests under ASan/UBSan" "$out/asan" --suite unit
 fi

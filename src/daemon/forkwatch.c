@@ -15,11 +15,13 @@
 int forkwatch_open(void)
 {
 	struct sockaddr_nl sa = { .nl_family = AF_NETLINK, .nl_groups = CN_IDX_PROC };
-	struct {
-		struct nlmsghdr nl;
-		struct cn_msg cn;
-		enum proc_cn_mcast_op op;
-	} __attribute__((packed)) req;
+	/* nlmsghdr + cn_msg + the op, laid out by hand: cn_msg ends in a
+	 * flexible array, so it cannot sit inside a struct in ISO C */
+	char req[NLMSG_LENGTH(sizeof(struct cn_msg) + sizeof(enum proc_cn_mcast_op))]
+		__attribute__((aligned(8)));
+	struct nlmsghdr *nl = (struct nlmsghdr *)req;
+	struct cn_msg *cn = NLMSG_DATA(nl);
+	enum proc_cn_mcast_op op = PROC_CN_MCAST_LISTEN;
 	int fd = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, NETLINK_CONNECTOR);
 	int r;
 
@@ -28,14 +30,14 @@ int forkwatch_open(void)
 	sa.nl_pid = 0;
 	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0)
 		goto fail;
-	memset(&req, 0, sizeof(req));
-	req.nl.nlmsg_len = sizeof(req);
-	req.nl.nlmsg_type = NLMSG_DONE;
-	req.cn.id.idx = CN_IDX_PROC;
-	req.cn.id.val = CN_VAL_PROC;
-	req.cn.len = sizeof(req.op);
-	req.op = PROC_CN_MCAST_LISTEN;
-	if (send(fd, &req, sizeof(req), 0) < 0)
+	memset(req, 0, sizeof(req));
+	nl->nlmsg_len = sizeof(req);
+	nl->nlmsg_type = NLMSG_DONE;
+	cn->id.idx = CN_IDX_PROC;
+	cn->id.val = CN_VAL_PROC;
+	cn->len = sizeof(op);
+	memcpy(cn->data, &op, sizeof(op));
+	if (send(fd, req, sizeof(req), 0) < 0)
 		goto fail;
 	return fd;
 fail:

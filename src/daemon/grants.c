@@ -130,7 +130,7 @@ void isod_enforce_step(struct isod *d, int64_t now_ns)
 	bool was = iso_engine_refractory(&d->engine);
 
 	iso_engine_begin(&d->engine);
-	for (size_t i = 0; i < d->tasks.cap; i++) {
+	for (size_t i = 0; i < d->tasks.end; i++) {
 		if (!t[i].used)
 			continue;
 		if (tasks_sample(&t[i]) < 0) {
@@ -142,7 +142,7 @@ void isod_enforce_step(struct isod *d, int64_t now_ns)
 		iso_engine_account(&d->engine, &t[i].core, t[i].cpu_ns);
 	}
 	iso_engine_commit(&d->engine, now_ns);
-	for (size_t i = 0; i < d->tasks.cap; i++) {
+	for (size_t i = 0; i < d->tasks.end; i++) {
 		int r;
 
 		if (!t[i].used || !iso_engine_decide(&d->engine, &t[i].core))
@@ -165,7 +165,7 @@ void isod_enforce_step(struct isod *d, int64_t now_ns)
 
 void isod_demote_all(struct isod *d)
 {
-	for (size_t i = 0; i < d->tasks.cap; i++) {
+	for (size_t i = 0; i < d->tasks.end; i++) {
 		struct tracked *e = &d->tasks.t[i];
 		if (e->used && tasks_alive(e))
 			(void)actuator_demote(e->tid);

@@ -189,7 +189,7 @@ static void do_status(struct isod *d, const struct iso_req *req, struct iso_repl
 
 	pthread_mutex_lock(&d->lock);
 	isod_status_info(d, &rep->status);
-	for (size_t i = 0; i < d->tasks.cap && n < ISO_PROTO_PAGE; i++) {
+	for (size_t i = 0; i < d->tasks.end && n < ISO_PROTO_PAGE; i++) {
 		if (!d->tasks.t[i].used)
 			continue;
 		if (skip) {

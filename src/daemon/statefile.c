@@ -23,7 +23,7 @@ int statefile_write(struct isod *d)
 	if (!f)
 		return -errno;
 	fprintf(f, "# isod state: tid pid uid starttime policy prio limit\n");
-	for (size_t i = 0; i < d->tasks.cap; i++) {
+	for (size_t i = 0; i < d->tasks.end; i++) {
 		const struct tracked *e = &d->tasks.t[i];
 		if (e->used)
 			fprintf(f, "%d %d %u %llu %d %d %u\n", (int)e->tid, (int)e->pid,

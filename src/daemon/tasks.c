@@ -23,12 +23,13 @@ int tasks_init(struct task_table *tt, size_t cap)
 		return -ENOMEM;
 	tt->cap = cap;
 	tt->used = 0;
+	tt->end = 0;
 	return 0;
 }
 
 void tasks_free(struct task_table *tt)
 {
-	for (size_t i = 0; i < tt->cap; i++)
+	for (size_t i = 0; i < tt->end; i++)
 		if (tt->t[i].used)
 			tasks_remove(tt, &tt->t[i]);
 	free(tt->t);
@@ -37,7 +38,7 @@ void tasks_free(struct task_table *tt)
 
 struct tracked *tasks_find(struct task_table *tt, pid_t tid)
 {
-	for (size_t i = 0; i < tt->cap; i++)
+	for (size_t i = 0; i < tt->end; i++)
 		if (tt->t[i].used && tt->t[i].tid == tid)
 			return &tt->t[i];
 	return NULL;
@@ -87,6 +88,8 @@ struct tracked *tasks_insert(struct task_table *tt, const struct tracked *e)
 			tt->t[i] = *e;
 			tt->t[i].used = true;
 			tt->used++;
+			if (i + 1 > tt->end)
+				tt->end = i + 1;
 			return &tt->t[i];
 		}
 	}
@@ -103,13 +106,15 @@ void tasks_remove(struct task_table *tt, struct tracked *e)
 		close(e->statfd);
 	memset(e, 0, sizeof(*e));
 	tt->used--;
+	while (tt->end > 0 && !tt->t[tt->end - 1].used)
+		tt->end--;
 }
 
 size_t tasks_count_uid(const struct task_table *tt, uid_t uid)
 {
 	size_t n = 0;
 
-	for (size_t i = 0; i < tt->cap; i++)
+	for (size_t i = 0; i < tt->end; i++)
 		n += tt->t[i].used && tt->t[i].uid == uid;
 	return n;
 }

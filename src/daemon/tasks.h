@@ -33,6 +33,7 @@ struct task_table {
 	struct tracked *t;
 	size_t cap;
 	size_t used;
+	size_t end; /* entries at or past end are all free: loops stop there */
 };
 
 int tasks_init(struct task_table *tt, size_t cap);
