@@ -237,3 +237,27 @@ int config_validate(const struct isod_config *c, const char **why)
 	*why = NULL;
 	return 0;
 }
+
+int config_build(struct isod_config *out, const struct config_source *src)
+{
+	struct isod_config c;
+	const char *why;
+
+	config_defaults(&c);
+	if (config_load_file(&c, src->path, !src->required) < 0)
+		return -EINVAL;
+	for (size_t i = 0; i < src->nov; i++) {
+		if (config_set(&c, src->ov[i].key, src->ov[i].value, &why) < 0) {
+			log_error("%s '%s': %s", src->ov[i].key, src->ov[i].value, why);
+			return -EINVAL;
+		}
+	}
+	c.use_syslog |= src->use_syslog;
+	c.dry_run |= src->dry_run;
+	if (config_validate(&c, &why) < 0) {
+		log_error("invalid configuration: %s", why);
+		return -EINVAL;
+	}
+	*out = c;
+	return 0;
+}

@@ -37,7 +37,24 @@ struct isod_config {
 	bool dry_run;
 };
 
+/* Where a configuration comes from: the file and the command line on top.
+ * Kept by the daemon so SIGHUP can rebuild the same way. */
+struct config_override {
+	const char *key, *value;
+};
+
+struct config_source {
+	const char *path;
+	bool required; /* named with --config: must exist */
+	struct config_override ov[64];
+	size_t nov;
+	bool use_syslog, dry_run;
+};
+
 void config_defaults(struct isod_config *c);
+/* defaults + file + overrides, validated. On failure *c is untouched and
+ * the reason has been logged. */
+int config_build(struct isod_config *c, const struct config_source *src);
 /* Parse an INI file ([isod] section). A missing file is fine only when
  * optional (the default path). */
 int config_load_file(struct isod_config *c, const char *path, bool optional);

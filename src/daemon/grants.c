@@ -40,6 +40,31 @@ void isod_destroy(struct isod *d)
 	pthread_mutex_destroy(&d->lock);
 }
 
+void isod_reconfigure(struct isod *d, const struct isod_config *n)
+{
+	struct isod_config *c = &d->cfg;
+
+	if (n->band.lo != c->band.lo || n->band.hi != c->band.hi ||
+	    n->sample_ms != c->sample_ms || n->enforcer_prio != c->enforcer_prio ||
+	    strcmp(n->socket_path, c->socket_path) || strcmp(n->state_path, c->state_path) ||
+	    n->max_threads != c->max_threads)
+		log_warning("band, sample_ms, enforcer_prio, max_threads, socket and state_file take effect only after a restart");
+	iso_engine_retune(&d->engine, &n->tun);
+	c->tun = n->tun;
+	c->inherit = n->inherit;
+	c->max_threads_per_user = n->max_threads_per_user;
+	c->max_limit = n->max_limit;
+	memcpy(c->allow_users, n->allow_users, sizeof(c->allow_users));
+	c->n_allow_users = n->n_allow_users;
+	memcpy(c->allow_groups, n->allow_groups, sizeof(c->allow_groups));
+	c->n_allow_groups = n->n_allow_groups;
+	c->log_level = n->log_level;
+	log_setup(c->log_level, c->use_syslog);
+	log_info("configuration reloaded: iso_cpu %u%% over %us, inherit %s, %u threads per user",
+		 c->tun.iso_cpu, c->tun.iso_period_s, c->inherit ? "yes" : "no",
+		 c->max_threads_per_user);
+}
+
 /* Put the kernel in line with the engine's decision for e, checking the
  * thread's identity before and after, as rtkit does. */
 static int apply(struct isod *d, struct tracked *e)

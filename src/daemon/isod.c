@@ -54,7 +54,8 @@ static void usage(FILE *f)
 "  -h, --help                 this help\n"
 "  -V, --version              version\n"
 "\n"
-"Signals: SIGTERM/SIGINT demote every ISO thread to SCHED_OTHER and exit.\n"
+"Signals: SIGTERM/SIGINT demote every ISO thread to SCHED_OTHER and exit;\n"
+"SIGHUP re-reads the configuration (a bad file changes nothing).\n"
 "Exit status: 0 after a clean shutdown, 1 on a configuration or start-up\n"
 "error. See isod.conf(5) (docs/configuration.md) and isoctl --help.\n",
 		ISOD_DEFAULT_CONFIG, ISOD_DEFAULT_STATE);
@@ -74,6 +75,17 @@ static const struct { const char *opt, *key; } key_opts[] = {
 
 static void tick(struct isod *d)
 {
+	if (atomic_exchange(&d->reload, false)) {
+		struct isod_config n;
+		log_info("SIGHUP: reloading %s", d->src->path);
+		if (config_build(&n, d->src) < 0) {
+			log_error("new configuration refused; keeping the running one");
+		} else {
+			pthread_mutex_lock(&d->lock);
+			isod_reconfigure(d, &n);
+			pthread_mutex_unlock(&d->lock);
+		}
+	}
 	if (!atomic_exchange(&d->state_dirty, false))
 		return;
 	pthread_mutex_lock(&d->lock);
@@ -83,12 +95,10 @@ static void tick(struct isod *d)
 		log_warning_errno(r, "cannot write state file %s", d->cfg.state_path);
 }
 
-struct override { const char *key, *value; };
-
-static int parse_args(int argc, char **argv, const char **config_path,
-		      bool *config_given, struct override *ov, size_t *nov,
-		      struct isod_config *flags)
+static int parse_args(int argc, char **argv, struct config_source *src)
 {
+	struct config_override *ov = src->ov;
+	size_t *nov = &src->nov;
 	struct option opts[N_KEY_OPTS + 8];
 	size_t n = 0;
 	int c, idx;
@@ -105,25 +115,29 @@ static int parse_args(int argc, char **argv, const char **config_path,
 	*nov = 0;
 	while ((c = getopt_long(argc, argv, "c:s:hV", opts, &idx)) != -1) {
 		switch (c) {
-		case 'c': *config_path = optarg; *config_given = true; break;
-		case 's': ov[(*nov)++] = (struct override){ "socket", optarg }; break;
+		case 'c': src->path = optarg; src->required = true; break;
+		case 's': ov[(*nov)++] = (struct config_override){ "socket", optarg }; break;
 		case 'b': {
 			static char lo[16], hi[16];
 			if (sscanf(optarg, "%15[0-9]:%15[0-9]", lo, hi) != 2) {
 				fprintf(stderr, "isod: --band wants LO:HI, e.g. 10:40\n");
 				return -EINVAL;
 			}
-			ov[(*nov)++] = (struct override){ "band_lo", lo };
-			ov[(*nov)++] = (struct override){ "band_hi", hi };
+			ov[(*nov)++] = (struct config_override){ "band_lo", lo };
+			ov[(*nov)++] = (struct config_override){ "band_hi", hi };
 			break;
 		}
-		case 'L': flags->use_syslog = true; break;
-		case 'n': flags->dry_run = true; break;
+		case 'L': src->use_syslog = true; break;
+		case 'n': src->dry_run = true; break;
 		case 'h': usage(stdout); exit(0);
 		case 'V': printf("isod 0.1.0\n"); exit(0);
 		default:
 			if (c >= 1000 && c < 1000 + (int)N_KEY_OPTS) {
-				ov[(*nov)++] = (struct override){ key_opts[c - 1000].key, optarg };
+				if (*nov + 2 > sizeof(src->ov) / sizeof(src->ov[0])) {
+					fprintf(stderr, "isod: too many options\n");
+					return -EINVAL;
+				}
+				ov[(*nov)++] = (struct config_override){ key_opts[c - 1000].key, optarg };
 				break;
 			}
 			usage(stderr);
@@ -140,33 +154,17 @@ static int parse_args(int argc, char **argv, const char **config_path,
 int main(int argc, char **argv)
 {
 	static struct isod d;
-	struct isod_config cfg, flags = { 0 };
-	struct override ov[64];
-	const char *config_path = ISOD_DEFAULT_CONFIG, *why;
-	bool config_given = false;
+	static struct config_source src = { .path = ISOD_DEFAULT_CONFIG };
+	struct isod_config cfg;
 	sigset_t ss;
 	pthread_t enf;
-	size_t nov;
 	int lfd, sigfd, forkfd, r;
 
-	if (parse_args(argc, argv, &config_path, &config_given, ov, &nov, &flags) < 0)
+	if (parse_args(argc, argv, &src) < 0)
 		return 1;
-	config_defaults(&cfg);
 	log_setup(LOG_INFO, false);
-	if (config_load_file(&cfg, config_path, !config_given) < 0)
+	if (config_build(&cfg, &src) < 0)
 		return 1;
-	for (size_t i = 0; i < nov; i++) {
-		if (config_set(&cfg, ov[i].key, ov[i].value, &why) < 0) {
-			fprintf(stderr, "isod: %s '%s': %s\n", ov[i].key, ov[i].value, why);
-			return 1;
-		}
-	}
-	cfg.use_syslog |= flags.use_syslog;
-	cfg.dry_run |= flags.dry_run;
-	if (config_validate(&cfg, &why) < 0) {
-		fprintf(stderr, "isod: invalid configuration: %s\n", why);
-		return 1;
-	}
 	log_setup(cfg.log_level, cfg.use_syslog);
 	actuator_set_dry_run(cfg.dry_run);
 	/* no page faults in the enforcer's path */
@@ -177,6 +175,7 @@ int main(int argc, char **argv)
 		log_error_errno(r, "initialisation failed");
 		return 1;
 	}
+	d.src = &src;
 	sigemptyset(&ss);
 	sigaddset(&ss, SIGTERM);
 	sigaddset(&ss, SIGINT);

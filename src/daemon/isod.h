@@ -24,6 +24,8 @@ struct isod {
 	struct task_table tasks;
 	atomic_bool stop;
 	atomic_bool state_dirty;   /* state file needs rewriting */
+	atomic_bool reload;        /* SIGHUP seen: rebuild the configuration */
+	const struct config_source *src;
 	uint64_t samples;          /* enforcer steps done */
 	uint64_t sample_ns_total;  /* time spent in them */
 };
@@ -40,6 +42,10 @@ struct grant {
 
 int isod_init(struct isod *d, const struct isod_config *cfg);
 void isod_destroy(struct isod *d);
+/* Take over what can change at run time from a new configuration
+ * (tunables, caps, allow lists, inherit, log level); say what needs a
+ * restart. Caller holds d->lock. */
+void isod_reconfigure(struct isod *d, const struct isod_config *cfg);
 
 /* Caller holds d->lock for all below. */
 int isod_grant(struct isod *d, const struct grant *g, struct tracked **out);

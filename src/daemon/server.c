@@ -178,7 +178,7 @@ int server_run(struct isod *d, int lfd, int sigfd, int forkfd,
 				struct signalfd_siginfo si;
 				if (read(sigfd, &si, sizeof(si)) == sizeof(si)) {
 					if (si.ssi_signo == SIGHUP) {
-						log_info("SIGHUP: reload not yet supported; ignoring");
+						atomic_store(&d->reload, true);
 					} else {
 						log_info("signal %u: shutting down", si.ssi_signo);
 						atomic_store(&d->stop, true);
