@@ -8,7 +8,7 @@ fi
 export DEBIAN_FRONTEND=noninteractive
 apt-get update -qq
 apt-get install -y -qq --no-install-recommends \
-	meson ninja-build gcc clang pkg-config \
+	meson ninja-build gcc clang libclang-rt-dev pkg-config \
 	libcmocka-dev libinih-dev \
 	util-linux procps python3 valgrind rt-tests stress-ng >/dev/null
 echo "install-deps.sh: build and test dependencies installed"

@@ -72,6 +72,22 @@ if command -v valgrind >/dev/null && [ -d "$out/gcc" ]; then
 		--wrapper 'valgrind --quiet --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite,indirect'
 fi
 
+# libFuzzer: the request parser + dispatcher and the input parsers, each
+# for a bounded time from the seed corpus (copied: the repo stays clean).
+fuzz_secs=${ISOSCHED_FUZZ_SECONDS:-30}
+if step "fuzz build (clang, libFuzzer)" env CC=clang meson setup "$out/fuzz" -Dfuzz=true \
+	-Dwerror=true -Db_lundef=false &&
+   step "fuzz compile" ninja -C "$out/fuzz" tests/fuzz/fuzz_proto tests/fuzz/fuzz_input; then
+	for t in proto input; do
+		mkdir -p "$out/corpus-$t"
+		cp "$src/tests/fuzz/corpus/$t/"* "$out/corpus-$t/"
+		if step "fuzz $t for ${fuzz_secs}s" "$out/fuzz/tests/fuzz/fuzz_$t" \
+			-max_total_time="$fuzz_secs" -max_len=20000 -print_final_stats=1 "$out/corpus-$t"; then
+			passed=$((passed + 1))
+		fi
+	done
+fi
+
 echo
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
