@@ -85,6 +85,10 @@ struct bench_result {
 double calibrate_loops_per_ns(void);
 void busy_work(uint64_t loops);
 
+/* In a freshly forked child: default signal handlers, deathsig when the
+ * parent dies. False if the parent is already gone (then _exit). */
+bool child_bind_to_parent(pid_t parent, int deathsig);
+
 /* Run one policy in a child process; fills res (res->hist must point to a
  * struct hist the caller owns). *child_pid is set while the child lives so
  * that a signal handler can kill it. */

@@ -151,18 +151,11 @@ int isod_start_private(const char *isod_path, char *err, size_t errlen)
 	if (p == 0) {
 		int fd = open(log_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
 			      0644);
-		struct sigaction sa = { .sa_handler = SIG_DFL };
 
-		sigemptyset(&sa.sa_mask);
-		sigaction(SIGINT, &sa, NULL);
-		sigaction(SIGTERM, &sa, NULL);
-		sigaction(SIGHUP, &sa, NULL);
-		sigaction(SIGALRM, &sa, NULL);
-		alarm(0);
-		/* isod must not outlive the benchmark */
-		prctl(PR_SET_PDEATHSIG, SIGTERM);
-		if (getppid() != parent)
+		/* isod must not outlive the benchmark (SIGTERM: it demotes all) */
+		if (!child_bind_to_parent(parent, SIGTERM))
 			_exit(127);
+		alarm(0);
 		if (fd >= 0) {
 			dup2(fd, STDOUT_FILENO);
 			dup2(fd, STDERR_FILENO);

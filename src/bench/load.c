@@ -35,15 +35,7 @@ const char *load_name(enum load_kind k)
 
 static void hog_common(unsigned max_s, pid_t parent)
 {
-	struct sigaction sa = { .sa_handler = SIG_DFL };
-
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
-	sigaction(SIGALRM, &sa, NULL);
-	prctl(PR_SET_PDEATHSIG, SIGKILL);
-	if (getppid() != parent)
+	if (!child_bind_to_parent(parent, SIGKILL))
 		_exit(0);
 	/* plain SCHED_OTHER, nice 0, whatever the benchmark runs as */
 	struct sched_param sp = { 0 };

@@ -283,20 +283,13 @@ static int drop_to_nobody(void)
 
 static _Noreturn void run_child(pid_t parent)
 {
-	struct sigaction sa = { .sa_handler = SIG_DFL };
 	uint64_t rt_us = 2 * g_cfg->period_ns / 1000 + 200000;
 	struct rlimit rl = { rt_us, rt_us + 1000000 };
 	struct worker *ws;
 	pthread_attr_t attr;
 	int n = g_cfg->threads, started = 0;
 
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
-	sigaction(SIGALRM, &sa, NULL);
-	prctl(PR_SET_PDEATHSIG, SIGKILL);
-	if (getppid() != parent)
+	if (!child_bind_to_parent(parent, SIGKILL))
 		_exit(1);
 	alarm((unsigned)g_cfg->duration_s + 20);
 	/* a thread running RT without blocking for long gets SIGXCPU/SIGKILL */
