@@ -25,6 +25,8 @@ void config_defaults(struct isod_config *c)
 	c->inherit = true;
 	c->max_threads_per_user = 256;
 	c->max_threads = 4096;
+	c->rate_limit = 200;
+	c->rate_burst = 400;
 	snprintf(c->socket_path, sizeof(c->socket_path), "%s", "/run/isosched/isod.sock");
 	snprintf(c->state_path, sizeof(c->state_path), "%s", ISOD_DEFAULT_STATE);
 	c->log_level = LOG_INFO;
@@ -133,6 +135,12 @@ int config_set(struct isod_config *c, const char *key, const char *v,
 	} else if (!strcmp(key, "max_limit")) {
 		r = parse_uint(v, 0, 100, &c->max_limit);
 		*why = "max_limit must be a percentage from 0 (iso_cpu) to 100";
+	} else if (!strcmp(key, "rate_limit")) {
+		r = parse_uint(v, 0, 1000000, &c->rate_limit);
+		*why = "rate_limit must be from 0 (unlimited) to 1000000 requests per second";
+	} else if (!strcmp(key, "rate_burst")) {
+		r = parse_uint(v, 1, 1000000, &c->rate_burst);
+		*why = "rate_burst must be from 1 to 1000000 requests";
 	} else if (!strcmp(key, "allow_users")) {
 		r = parse_ids(v, false, c->allow_users, &c->n_allow_users);
 		*why = "allow_users must list at most 64 known users";

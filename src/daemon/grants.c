@@ -54,6 +54,8 @@ void isod_reconfigure(struct isod *d, const struct isod_config *n)
 	c->inherit = n->inherit;
 	c->max_threads_per_user = n->max_threads_per_user;
 	c->max_limit = n->max_limit;
+	c->rate_limit = n->rate_limit;
+	c->rate_burst = n->rate_burst;
 	memcpy(c->allow_users, n->allow_users, sizeof(c->allow_users));
 	c->n_allow_users = n->n_allow_users;
 	memcpy(c->allow_groups, n->allow_groups, sizeof(c->allow_groups));

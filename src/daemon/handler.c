@@ -253,6 +253,14 @@ void handle_request(struct isod *d, const struct peer *peer,
 			  (int)peer->pid, (unsigned)peer->uid, rep->text);
 }
 
+void handle_rate_limited(const struct iso_req *req, struct iso_reply *rep)
+{
+	memset(rep, 0, sizeof(*rep));
+	rep->type = req->type | ISO_MSG_REPLY;
+	rep->seq = req->seq;
+	refuse(rep, -EAGAIN, "rate limited: too many requests from this user; try again later");
+}
+
 void handle_bad_message(int err, uint16_t type, uint32_t seq, struct iso_reply *rep)
 {
 	memset(rep, 0, sizeof(*rep));

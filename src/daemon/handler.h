@@ -21,6 +21,8 @@ struct peer {
 void handle_request(struct isod *d, const struct peer *peer,
 		    const struct iso_req *req, struct iso_reply *rep,
 		    struct iso_thread_info *threads);
+/* The refusal for a user over its request rate (EAGAIN). */
+void handle_rate_limited(const struct iso_req *req, struct iso_reply *rep);
 /* For bytes that did not decode: an error reply naming why. */
 void handle_bad_message(int err, uint16_t type, uint32_t seq, struct iso_reply *rep);
 

@@ -46,6 +46,9 @@ static void usage(FILE *f)
 "      --max-threads-per-user N  (default 256)\n"
 "      --max-threads N        all users together (default 4096)\n"
 "      --max-limit PCT        highest own CPU limit a user may set (default iso_cpu)\n"
+"      --rate-limit N         requests per second per user, root exempt; more\n"
+"                             are refused with EAGAIN (default 200; 0: no limit)\n"
+"      --rate-burst N         requests a user may make at once (default 400)\n"
 "      --allow-users LIST     only these users (names or uids, comma-separated)\n"
 "      --allow-groups LIST    only members of these groups (e.g. audio)\n"
 "      --log-level LEVEL      error, warning, info (default) or debug\n"
@@ -68,6 +71,7 @@ static const struct { const char *opt, *key; } key_opts[] = {
 	{ "enforcer-prio", "enforcer_prio" }, { "sample-ms", "sample_ms" },
 	{ "inherit", "inherit" }, { "max-threads-per-user", "max_threads_per_user" },
 	{ "max-threads", "max_threads" }, { "max-limit", "max_limit" },
+	{ "rate-limit", "rate_limit" }, { "rate-burst", "rate_burst" },
 	{ "allow-users", "allow_users" }, { "allow-groups", "allow_groups" },
 	{ "log-level", "log_level" },
 };

@@ -11,11 +11,13 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "forkwatch.h"
 #include "handler.h"
 #include "log.h"
+#include "ratelimit.h"
 
 static int mkdir_parent(const char *path)
 {
@@ -111,7 +113,15 @@ static void accept_one(int ep, int lfd, struct conn *conns, uint64_t *clock)
 	epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev);
 }
 
-static void serve_one(struct isod *d, int ep, struct conn *c)
+static int64_t monotonic_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static void serve_one(struct isod *d, int ep, struct conn *c, struct ratelimit *rl)
 {
 	static unsigned char buf[ISO_PROTO_MAX_MSG];
 	static struct iso_thread_info threads[ISO_PROTO_PAGE];
@@ -139,6 +149,8 @@ static void serve_one(struct isod *d, int ep, struct conn *c)
 		}
 		log_debug("bad message from pid %d (%zd bytes)", (int)c->peer.pid, n);
 		handle_bad_message(r, type, seq, &rep);
+	} else if (!ratelimit_take(rl, c->peer.uid, monotonic_ns())) {
+		handle_rate_limited(&req, &rep);
 	} else {
 		handle_request(d, &c->peer, &req, &rep, threads);
 	}
@@ -151,6 +163,7 @@ int server_run(struct isod *d, int lfd, int sigfd, int forkfd,
 	       void (*tick)(struct isod *d))
 {
 	static struct conn conns[SERVER_MAX_CONN];
+	static struct ratelimit rl;
 	struct epoll_event ev = { .events = EPOLLIN }, evs[16];
 	uint64_t clock = 0;
 	int ep = epoll_create1(EPOLL_CLOEXEC);
@@ -159,6 +172,7 @@ int server_run(struct isod *d, int lfd, int sigfd, int forkfd,
 		return -errno;
 	for (size_t i = 0; i < SERVER_MAX_CONN; i++)
 		conns[i].fd = -1;
+	ratelimit_init(&rl, d->cfg.rate_limit, d->cfg.rate_burst);
 	ev.data.u64 = UINT64_MAX;
 	epoll_ctl(ep, EPOLL_CTL_ADD, lfd, &ev);
 	ev.data.u64 = UINT64_MAX - 1;
@@ -190,10 +204,13 @@ int server_run(struct isod *d, int lfd, int sigfd, int forkfd,
 				if (evs[i].events & (EPOLLHUP | EPOLLERR) && !(evs[i].events & EPOLLIN))
 					drop(ep, &conns[k]);
 				else
-					serve_one(d, ep, &conns[k]);
+					serve_one(d, ep, &conns[k], &rl);
 			}
 		}
 		tick(d);
+		/* the configuration changes only in tick(), on this thread */
+		if (rl.rate != d->cfg.rate_limit || rl.burst != d->cfg.rate_burst)
+			ratelimit_configure(&rl, d->cfg.rate_limit, d->cfg.rate_burst);
 	}
 	for (size_t i = 0; i < SERVER_MAX_CONN; i++)
 		if (conns[i].fd >= 0)
