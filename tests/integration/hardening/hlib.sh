@@ -1,0 +1,126 @@
+# hlib.sh — helpers of the hardening suite, on top of lib.sh (sourced by
+# each test after lib.sh). meson passes HARDTOOL (this dir's hardtool).
+: "${HARDTOOL:?HARDTOOL not set (run through meson test)}"
+
+# The second unprivileged user: the "other client" and the victim.
+as_daemon() { setpriv --reuid=daemon --regid=daemon --clear-groups -- "$@"; }
+# For background jobs: a plain command (not a function), so that $! is the
+# pid of the program itself (setpriv execs it) and cleanup can kill it.
+AS_DAEMON=(setpriv --reuid=daemon --regid=daemon --clear-groups --)
+AS_NOBODY=(setpriv --reuid=nobody --regid=nogroup --clear-groups --)
+
+# isod options for tests that must not meet the per-uid rate limit (those
+# that are not about it). Empty on an isod without the option.
+no_rate_limit() {
+	if "$ISOD" --help 2>&1 | grep -q -- '--rate-limit'; then
+		echo "--rate-limit 0"
+	fi
+}
+
+now_ms() { echo $(($(date +%s%N) / 1000000)); }
+
+# wait_lines FILE REGEX COUNT [TENTHS]: until FILE has COUNT lines matching.
+wait_lines() {
+	local i
+	for ((i = 0; i < ${4:-100}; i++)); do
+		[ "$(grep -c -- "$2" "$1" 2>/dev/null)" -ge "$3" ] && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+# Best of three `isoctl status` round trips (as root: never rate limited),
+# in milliseconds.
+status_best_ms() {
+	local best=999999 t0 t1 i
+	for i in 1 2 3; do
+		t0=$(date +%s%N)
+		if "$ISOCTL" status >/dev/null 2>&1; then
+			t1=$(date +%s%N)
+			t1=$(((t1 - t0) / 1000000))
+			[ "$t1" -lt "$best" ] && best=$t1
+		fi
+	done
+	echo "$best"
+}
+
+# assert_serving LABEL: isod alive and answering status within 100 ms
+# (best of 3, so one hiccup of a noisy machine does not count).
+assert_serving() {
+	local ms
+	kill -0 "$ISOD_PID" 2>/dev/null || fail "$1: isod died"
+	ms=$(status_best_ms)
+	log "$1: isoctl status answered in $ms ms (best of 3)"
+	[ "$ms" -lt 100 ] || fail "$1: isoctl status took $ms ms (best of 3), want < 100"
+}
+
+isod_fds() { ls "/proc/$ISOD_PID/fd" 2>/dev/null | wc -l; }
+isod_rss_kb() { awk '/^VmRSS:/{print $2}' "/proc/$ISOD_PID/status"; }
+# utime + stime of isod in clock ticks
+isod_ticks() { local s; s=$(cat "/proc/$ISOD_PID/stat"); s=${s##*) }; set -- $s; echo $((${12} + ${13})); }
+
+# TIDs isod tracks, one per line (all pages, via isoctl status --json)
+tracked_tids() {
+	"$ISOCTL" status --json | python3 -c 'import json,sys
+for t in json.load(sys.stdin)["threads"]: print(t["tid"])'
+}
+tracked_total() {
+	"$ISOCTL" status --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["total"])'
+}
+
+# "TID POLICY PRIO" for every thread of the given processes
+sched_snapshot() {
+	local p t
+	for p in "$@"; do
+		for t in /proc/"$p"/task/*; do
+			[ -d "$t" ] || continue
+			echo "${t##*/} $(kernel_sched "${t##*/}")"
+		done
+	done
+}
+
+# The victim: user daemon with two ISO_RR threads (kernel RR) and one plain
+# thread, all mostly asleep, bounded by --seconds. Sets VICTIMS and
+# VICTIM_SNAP (the policies before the abuse).
+VICTIMS=()
+VICTIM_SNAP=
+start_victim() {
+	local out=$ISO_TMP/victim
+	"${AS_DAEMON[@]}" "$SPIN" --threads 2 --seconds "${1:-60}" --duty 1 --iso rr --prio 30 >"$out.iso" &
+	VICTIMS+=($!); ISO_CHILDREN+=($!)
+	"${AS_DAEMON[@]}" "$SPIN" --threads 1 --seconds "${1:-60}" --duty 1 >"$out.plain" &
+	VICTIMS+=($!); ISO_CHILDREN+=($!)
+	wait_lines "$out.iso" '^ready' 1 && wait_lines "$out.plain" '^ready' 1 ||
+		fail "victim did not start: $(cat "$out.iso" "$out.plain")"
+	VICTIM_SNAP=$(sched_snapshot "${VICTIMS[@]}")
+	echo "$VICTIM_SNAP" | grep -q ' 2 [1-9][0-9]*$' || fail "victim not kernel RR: $VICTIM_SNAP"
+	log "victim (uid daemon): $(echo "$VICTIM_SNAP" | tr '\n' ';')"
+}
+
+# assert_victim_unchanged LABEL
+assert_victim_unchanged() {
+	local now
+	now=$(sched_snapshot "${VICTIMS[@]}")
+	[ "$now" = "$VICTIM_SNAP" ] ||
+		fail "$1: victim's threads changed: before [$(echo "$VICTIM_SNAP" | tr '\n' ';')] after [$(echo "$now" | tr '\n' ';')]"
+}
+
+# Error-level lines (<3>) in isod's log, minus the patterns given.
+log_errors() {
+	local f=$ISO_TMP/isod.log pat
+	[ -f "$f" ] || return 0
+	if [ $# -eq 0 ]; then
+		grep '^<[0-3]>' "$f" || true
+		return 0
+	fi
+	pat=$(printf '%s|' "$@")
+	grep '^<[0-3]>' "$f" | grep -Ev -- "${pat%|}" || true
+}
+
+# kill_bg PID...: stop background helpers of this test (by their pid).
+kill_bg() {
+	local p
+	for p in "$@"; do kill "$p" 2>/dev/null; done
+	for p in "$@"; do wait "$p" 2>/dev/null; done
+	return 0
+}
