@@ -38,6 +38,8 @@ void hist_add(struct hist *h, uint64_t ns);
 void hist_merge(struct hist *into, const struct hist *from);
 /* The value at percentile p (0 < p <= 100), in ns; 0 for an empty one. */
 double hist_percentile_ns(const struct hist *h, double p);
+/* The values [*lo, *lo + *width) that land in bucket i, in ns. */
+void hist_bucket_range(unsigned i, uint64_t *lo, uint64_t *width);
 /* Write the non-empty buckets as "label lower_us upper_us count" lines. */
 void hist_write(const struct hist *h, const char *label, FILE *f);
 
@@ -88,6 +90,10 @@ void busy_work(uint64_t loops);
 /* In a freshly forked child: default signal handlers, deathsig when the
  * parent dies. False if the parent is already gone (then _exit). */
 bool child_bind_to_parent(pid_t parent, int deathsig);
+/* Drop every credential to nobody (uid/gid 65534, no groups): 0 or -1. A
+ * credential change clears the parent-death signal: set it again. */
+#define BENCH_NOBODY 65534
+int bench_drop_to_nobody(void);
 
 /* Run one policy in a child process; fills res (res->hist must point to a
  * struct hist the caller owns). *child_pid is set while the child lives so
@@ -115,6 +121,13 @@ char *isod_find(const char *explicit_path);
 /* Start a private isod in a fresh temp dir, point ISOSCHED_SOCKET at it
  * and wait until it answers. 0 on success, else -1 with why in err. */
 int isod_start_private(const char *isod_path, char *err, size_t errlen);
+/* The same with extra isod arguments (a NULL-terminated list, at most 32). */
+int isod_start_private_args(const char *isod_path, const char *const *extra,
+			    char *err, size_t errlen);
+/* Does `isod --help` list this option (e.g. "--rate-limit")? */
+bool isod_has_option(const char *isod_path, const char *option);
+/* The private isod's pid, 0 if none runs. */
+pid_t isod_private_pid(void);
 /* Does the daemon behind ISOSCHED_SOCKET answer? */
 bool isod_answers(void);
 void isod_stop_private(void);
@@ -134,5 +147,34 @@ struct bench_report {
 
 void output_table(const struct bench_report *r);
 void output_json(const struct bench_report *r);
+/* plot.c: the latency curves of the runs that succeeded as an SVG file
+ * (percentile on a "nines" axis against latency on a log axis). 0 or -1
+ * with errno. */
+int output_svg(const struct bench_report *r, const char *path);
+/* JSON helpers shared by the modes (output.c). */
+void json_string(const char *s);
+void json_num(const char *key, double v);
+
+/* ---- the other modes: enforce.c (--enforcement), cost.c (--daemon-cost) -- */
+
+#define MODE_MAX_LIST 16
+
+struct mode_opts {
+	const char *isod_arg;
+	bool json;
+	/* --enforcement */
+	int trials;
+	int iso_cpu[MODE_MAX_LIST], n_iso_cpu;
+	int iso_period_s;
+	double window_s; /* CPU-share window (enforcement), cost window */
+	/* --daemon-cost */
+	int nthreads[MODE_MAX_LIST], n_nthreads;
+	int requests;
+};
+
+/* Exit codes as main's: 0, 1 something failed. Need root. *child_pid is
+ * the process to SIGKILL on a signal. */
+int enforcement_main(const struct mode_opts *o, volatile pid_t *child_pid);
+int daemon_cost_main(const struct mode_opts *o, volatile pid_t *child_pid);
 
 #endif

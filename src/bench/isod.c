@@ -122,8 +122,78 @@ static void tail_log(char *err, size_t errlen)
 	}
 }
 
+bool isod_has_option(const char *isod_path, const char *option)
+{
+	char buf[8192];
+	size_t used = 0;
+	ssize_t n;
+	int fds[2], status;
+	pid_t p;
+	bool found;
+
+	if (pipe(fds) < 0)
+		return false;
+	p = fork();
+	if (p < 0) {
+		close(fds[0]);
+		close(fds[1]);
+		return false;
+	}
+	if (p == 0) {
+		int null = open("/dev/null", O_WRONLY);
+
+		dup2(fds[1], STDOUT_FILENO);
+		if (null >= 0)
+			dup2(null, STDERR_FILENO);
+		close(fds[0]);
+		close(fds[1]);
+		alarm(5);
+		execl(isod_path, isod_path, "--help", (char *)NULL);
+		_exit(127);
+	}
+	close(fds[1]);
+	while (used < sizeof(buf) - 1 &&
+	       (n = read(fds[0], buf + used, sizeof(buf) - 1 - used)) != 0) {
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			break;
+		}
+		used += (size_t)n;
+	}
+	buf[used] = '\0';
+	close(fds[0]);
+	while (waitpid(p, &status, 0) < 0 && errno == EINTR)
+		;
+	found = false;
+	for (char *q = buf; (q = strstr(q, option)); q += strlen(option)) {
+		char after = q[strlen(option)];
+
+		if (after == ' ' || after == '=' || after == '\n' || after == '\0') {
+			found = true;
+			break;
+		}
+	}
+	return found;
+}
+
+pid_t isod_private_pid(void)
+{
+	return isod_pid;
+}
+
 int isod_start_private(const char *isod_path, char *err, size_t errlen)
 {
+	return isod_start_private_args(isod_path, NULL, err, errlen);
+}
+
+#define ISOD_MAX_ARGS 32
+
+int isod_start_private_args(const char *isod_path, const char *const *extra,
+			    char *err, size_t errlen)
+{
+	const char *argv[ISOD_MAX_ARGS + 8];
+	int argc = 0;
 	const char *base = getenv("TMPDIR");
 	pid_t p, parent = getpid();
 	int status;
@@ -160,8 +230,15 @@ int isod_start_private(const char *isod_path, char *err, size_t errlen)
 			dup2(fd, STDOUT_FILENO);
 			dup2(fd, STDERR_FILENO);
 		}
-		execl(isod_path, isod_path, "--socket", sock_path,
-		      "--state-file", state_path, (char *)NULL);
+		argv[argc++] = isod_path;
+		argv[argc++] = "--socket";
+		argv[argc++] = sock_path;
+		argv[argc++] = "--state-file";
+		argv[argc++] = state_path;
+		for (int i = 0; extra && extra[i] && i < ISOD_MAX_ARGS; i++)
+			argv[argc++] = extra[i];
+		argv[argc] = NULL;
+		execv(isod_path, (char *const *)argv);
 		fprintf(stderr, "exec %s: %s\n", isod_path, strerror(errno));
 		_exit(127);
 	}

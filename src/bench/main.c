@@ -33,23 +33,108 @@ static volatile pid_t run_pid;
 
 static void usage(FILE *f)
 {
-	fputs("usage: isobench --policy P[,P...] [--threads N] [--period-us U]\n"
-	      "                [--work-pct W] [--duration S] [--load cpu|cpu+vm|none]\n"
-	      "                [--json] [--socket PATH] [--isod PATH] [--histogram FILE]\n"
+	fputs("NAME\n"
+	      "    isobench - latency, enforcement and overhead benchmarks of isosched\n"
 	      "\n"
-	      "  --policy      normal, normal-nice-20, fifo, rr, iso, iso-rr; run in turn\n"
-	      "                against the same load (normal-nice-20, fifo, rr need root)\n"
-	      "  --threads     periodic measuring threads, 1..64 (default 1)\n"
-	      "  --period-us   period in microseconds, 50..1000000 (default 1333)\n"
-	      "  --work-pct    busy work per period, percent of the period, 0..95 (default 20)\n"
-	      "  --duration    seconds per policy, 0.1..3600 (default 10)\n"
-	      "  --load        cpu: a SCHED_OTHER hog per CPU; cpu+vm: plus a memory\n"
-	      "                toucher; none (default cpu)\n"
-	      "  --json        one JSON object on stdout instead of the table\n"
-	      "  --socket      use the isod at PATH (else a private one is started)\n"
-	      "  --isod        the isod binary for the private daemon\n"
-	      "                (default: $ISOD, next to isobench, ../daemon/isod, PATH)\n"
-	      "  --histogram   write the latency histograms to FILE\n",
+	      "SYNOPSIS\n"
+	      "    isobench --policy P[,P...] [--threads N] [--period-us U] [--work-pct W]\n"
+	      "             [--duration S] [--load cpu|cpu+vm|none] [--json]\n"
+	      "             [--socket PATH] [--isod PATH] [--histogram FILE] [--plot FILE.svg]\n"
+	      "    isobench --enforcement [--trials N] [--iso-cpu LIST] [--iso-period S]\n"
+	      "             [--window S] [--json] [--isod PATH]\n"
+	      "    isobench --daemon-cost [--threads-list LIST] [--window S]\n"
+	      "             [--requests N] [--json] [--isod PATH]\n"
+	      "\n"
+	      "DESCRIPTION\n"
+	      "    Latency mode (--policy). N periodic threads sleep to absolute deadlines\n"
+	      "    (CLOCK_MONOTONIC), record the wakeup latency (wakeup - deadline) and do\n"
+	      "    W % of a period of calibrated busy work. A cycle whose work ends after the\n"
+	      "    next deadline is a miss (an xrun); periods skipped over count as misses\n"
+	      "    too. Each policy runs in turn in its own process, against the same load.\n"
+	      "    The iso policies run as user nobody and get ISO from isod through\n"
+	      "    libisosched; without --socket a private isod is started (root).\n"
+	      "\n"
+	      "    Enforcement mode (--enforcement, root). For each iso_cpu in LIST, with a\n"
+	      "    private isod using that iso_cpu and iso_period S:\n"
+	      "      reaction: N trials, each against a fresh isod (no budget history): a\n"
+	      "        process of user nobody runs one ISO_FIFO spinner per online CPU; each\n"
+	      "        polls its kernel policy and its own CPU time while it spins. The\n"
+	      "        crossing is the first 1 ms step at which libisocore's average\n"
+	      "        (iso_budget_feed, the engine's code) of the CPU time the spinners got\n"
+	      "        exceeds iso_cpu; reaction = the first demotion a spinner sees minus\n"
+	      "        the crossing, in ms and in isod sample intervals;\n"
+	      "      CPU share: the spinners run on, past their first demotion, against one\n"
+	      "        SCHED_OTHER process (nice 0); over a window of --window seconds its\n"
+	      "        CPU time (/proc/PID/schedstat) is the CPU left to normal tasks.\n"
+	      "\n"
+	      "    Daemon-cost mode (--daemon-cost, root). For each thread count in LIST, a\n"
+	      "    private isod (default sampling interval, thread caps raised, request rate\n"
+	      "    limit off where isod has --rate-limit) polices that many threads of user\n"
+	      "    nobody, granted ISO_FIFO and then asleep. isod's own CPU time over\n"
+	      "    --window seconds (sum of its threads' schedstat; /proc/PID/stat\n"
+	      "    utime+stime as a cross-check) is its cost in % of one CPU; a straight\n"
+	      "    line through the points gives the cost per thread. Then N requests\n"
+	      "    iso_set_thread(0, ISO_FIFO, 50) are timed from call to return, the\n"
+	      "    kernel policy is checked (SCHED_FIFO) after each, and each is followed\n"
+	      "    by a release to SCHED_OTHER (timed separately).\n"
+	      "\n"
+	      "LATENCY OPTIONS\n"
+	      "    --policy LIST    normal, normal-nice-20, fifo, rr, iso, iso-rr, run in\n"
+	      "                     turn (normal-nice-20, fifo, rr need root; fifo and rr run\n"
+	      "                     at priority 50, iso and iso-rr at ISO priority 50)\n"
+	      "    --threads N      periodic measuring threads, 1..64 (default 1)\n"
+	      "    --period-us U    period in microseconds, 50..1000000 (default 1333)\n"
+	      "    --work-pct W     busy work per period, percent of the period, 0..95\n"
+	      "                     (default 20)\n"
+	      "    --duration S     seconds per policy, 0.1..3600 (default 10)\n"
+	      "    --load KIND      cpu: a SCHED_OTHER hog per CPU; cpu+vm: plus a memory\n"
+	      "                     toucher; none (default cpu)\n"
+	      "    --socket PATH    use the isod at PATH (else a private one is started)\n"
+	      "    --histogram FILE write the latency histograms to FILE, lines\n"
+	      "                     \"policy lower_us upper_us count\"\n"
+	      "    --plot FILE      write an SVG plot of the latency curves to FILE: latency\n"
+	      "                     (log axis) against percentile (0 %, 90 %, 99 %, 99.9 %...)\n"
+	      "\n"
+	      "ENFORCEMENT OPTIONS\n"
+	      "    --trials N       reaction trials per iso_cpu, 1..1000 (default 20)\n"
+	      "    --iso-cpu LIST   comma-separated iso_cpu values, 1..99 (default\n"
+	      "                     30,50,70,90); at most 16\n"
+	      "    --iso-period S   the private isod's iso_period, 1..60 s (default 1, so\n"
+	      "                     that many trials fit; the reaction does not depend on it)\n"
+	      "    --window S       CPU-share window, 0..600 s; 0 skips the CPU-share run\n"
+	      "                     (default 5)\n"
+	      "\n"
+	      "DAEMON-COST OPTIONS\n"
+	      "    --threads-list LIST  comma-separated ISO thread counts, 0..2000 (default\n"
+	      "                     16,256,1024); at most 16\n"
+	      "    --window S       measurement window per count, 0.5..600 s (default 10)\n"
+	      "    --requests N     timed requests per count, 0..1000000 (default 10000)\n"
+	      "\n"
+	      "COMMON OPTIONS\n"
+	      "    --json           one JSON object on stdout instead of the table; notes\n"
+	      "                     and skipped runs go to stderr\n"
+	      "    --isod PATH      the isod binary for the private daemon (default: $ISOD,\n"
+	      "                     next to isobench, ../daemon/isod, PATH)\n"
+	      "    -h, --help       this help\n"
+	      "\n"
+	      "BOUNDS\n"
+	      "    Every spinning or measuring process is bounded in time (alarm,\n"
+	      "    RLIMIT_RTTIME, PR_SET_PDEATHSIG) and killed at exit, on SIGINT/SIGTERM\n"
+	      "    and at a hard time bound, as are the load and the private isod.\n"
+	      "\n"
+	      "EXIT STATUS\n"
+	      "    0  all runs done (latency mode: or skipped, not root / no isod)\n"
+	      "    1  a run failed\n"
+	      "    2  bad arguments\n"
+	      "    3  the hard time bound was reached\n"
+	      "\n"
+	      "EXAMPLES\n"
+	      "    isobench --policy normal,fifo,iso --duration 10 --load cpu --plot lat.svg\n"
+	      "    isobench --enforcement --trials 30 --iso-cpu 30,50,70,90\n"
+	      "    isobench --daemon-cost --threads-list 16,256,1024 --json\n"
+	      "\n"
+	      "SEE ALSO\n"
+	      "    docs/benchmarks.md, isod(8) --help, isoctl(1) --help\n",
 	      f);
 }
 
@@ -93,6 +178,27 @@ static double parse_double(const char *opt, const char *s, double lo,
 		exit(2);
 	}
 	return v;
+}
+
+static int parse_int_list(const char *opt, const char *arg, long lo, long hi,
+			  int *out)
+{
+	char *copy = strdup(arg), *save = NULL, *tok;
+	int n = 0;
+
+	if (!copy)
+		exit(1);
+	if (!*arg || arg[0] == ',' || arg[strlen(arg) - 1] == ',' ||
+	    strstr(arg, ",,"))
+		bad("empty value in list '%s'", arg);
+	for (tok = strtok_r(copy, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		if (n >= MODE_MAX_LIST)
+			bad("more than 16 values in '%s'", arg);
+		out[n++] = (int)parse_long(opt, tok, lo, hi);
+	}
+	free(copy);
+	return n;
 }
 
 static int parse_policies(const char *arg, enum bench_policy *out)
@@ -197,6 +303,15 @@ int main(int argc, char **argv)
 		{ "socket", required_argument, NULL, 's' },
 		{ "isod", required_argument, NULL, 'i' },
 		{ "histogram", required_argument, NULL, 'H' },
+		{ "plot", required_argument, NULL, 'P' },
+		{ "enforcement", no_argument, NULL, 'E' },
+		{ "daemon-cost", no_argument, NULL, 'C' },
+		{ "trials", required_argument, NULL, 'T' },
+		{ "iso-cpu", required_argument, NULL, 'I' },
+		{ "iso-period", required_argument, NULL, 'R' },
+		{ "window", required_argument, NULL, 'W' },
+		{ "threads-list", required_argument, NULL, 'L' },
+		{ "requests", required_argument, NULL, 'Q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -209,6 +324,15 @@ int main(int argc, char **argv)
 	struct hist *hists;
 	enum load_kind load = LOAD_CPU;
 	const char *socket_arg = NULL, *isod_arg = NULL, *hist_file = NULL;
+	const char *plot_file = NULL;
+	struct mode_opts mo = {
+		.trials = 20, .iso_cpu = { 30, 50, 70, 90 }, .n_iso_cpu = 4,
+		.iso_period_s = 1, .window_s = -1,
+		.nthreads = { 16, 256, 1024 }, .n_nthreads = 3,
+		.requests = 10000,
+	};
+	enum { M_LATENCY, M_ENFORCE, M_COST } mode = M_LATENCY;
+	bool latency_only = false, enforce_only = false, cost_only = false;
 	bool json = false, want_iso = false, root, iso_ok = false;
 	char iso_why[512] = "";
 	int npol = 0, c, hogs = 0, rc = 0;
@@ -267,6 +391,51 @@ int main(int argc, char **argv)
 				bad("--histogram: empty file name%s", "");
 			hist_file = optarg;
 			break;
+		case 'P':
+			if (!*optarg)
+				bad("--plot: empty file name%s", "");
+			plot_file = optarg;
+			latency_only = true;
+			break;
+		case 'E':
+			if (mode == M_COST)
+				bad("--enforcement and --daemon-cost exclude each"
+				    " other%s", "");
+			mode = M_ENFORCE;
+			break;
+		case 'C':
+			if (mode == M_ENFORCE)
+				bad("--enforcement and --daemon-cost exclude each"
+				    " other%s", "");
+			mode = M_COST;
+			break;
+		case 'T':
+			mo.trials = (int)parse_long("--trials", optarg, 1, 1000);
+			enforce_only = true;
+			break;
+		case 'I':
+			mo.n_iso_cpu = parse_int_list("--iso-cpu", optarg, 1, 99,
+						      mo.iso_cpu);
+			enforce_only = true;
+			break;
+		case 'R':
+			mo.iso_period_s = (int)parse_long("--iso-period", optarg,
+							  1, 60);
+			enforce_only = true;
+			break;
+		case 'W':
+			mo.window_s = parse_double("--window", optarg, 0, 600);
+			break;
+		case 'L':
+			mo.n_nthreads = parse_int_list("--threads-list", optarg,
+						       0, 2000, mo.nthreads);
+			cost_only = true;
+			break;
+		case 'Q':
+			mo.requests = (int)parse_long("--requests", optarg, 0,
+						      1000000);
+			cost_only = true;
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -277,6 +446,48 @@ int main(int argc, char **argv)
 	}
 	if (optind < argc)
 		bad("unexpected argument '%s'", argv[optind]);
+	if (mode != M_LATENCY) {
+		const char *m = mode == M_ENFORCE ? "--enforcement" : "--daemon-cost";
+		unsigned mbound;
+
+		if (npol || latency_only || socket_arg || hist_file)
+			bad("%s takes none of --policy, --socket, --histogram,"
+			    " --plot", m);
+		if ((mode == M_ENFORCE && cost_only) ||
+		    (mode == M_COST && enforce_only))
+			bad("an option given does not apply to %s", m);
+		if (mode == M_ENFORCE && mo.window_s < 0)
+			mo.window_s = 5;
+		if (mode == M_COST && mo.window_s < 0)
+			mo.window_s = 10;
+		if (mode == M_COST && mo.window_s < 0.5)
+			bad("--window: at least 0.5 s for %s", m);
+		if (geteuid() != 0) {
+			fprintf(stderr, "isobench: %s needs root (a private isod,"
+					" clients as user nobody)\n", m);
+			return 1;
+		}
+		mo.isod_arg = isod_arg;
+		mo.json = json;
+		main_pid = getpid();
+		install_handlers();
+		if (mode == M_ENFORCE)
+			mbound = (unsigned)(mo.n_iso_cpu *
+					    (mo.trials * (mo.iso_period_s * 6.0 + 6.0) +
+					     mo.window_s + mo.iso_period_s * 9.0 + 30.0)) + 60;
+		else
+			mbound = (unsigned)(mo.n_nthreads *
+					    (mo.window_s + 90.0 + mo.requests / 500.0)) + 60;
+		alarm(mbound);
+		c = mode == M_ENFORCE ? enforcement_main(&mo, &run_pid)
+				      : daemon_cost_main(&mo, &run_pid);
+		alarm(0);
+		fflush(stdout);
+		return c;
+	}
+	if (enforce_only || cost_only || mo.window_s >= 0)
+		bad("--trials, --iso-cpu, --iso-period, --window, --threads-list and"
+		    " --requests need --enforcement or --daemon-cost%s", "");
 	if (!npol)
 		bad("--policy is required (e.g. --policy normal,fifo,iso)%s", "");
 
@@ -400,6 +611,18 @@ int main(int argc, char **argv)
 						   policy_name(results[i].policy), f);
 			if (fclose(f) != 0)
 				rc = 1;
+		}
+	}
+	if (plot_file) {
+		struct bench_report rep = {
+			.cfg = &cfg, .load = load, .hogs = hogs,
+			.results = results, .nresults = npol,
+		};
+
+		if (output_svg(&rep, plot_file) < 0) {
+			fprintf(stderr, "isobench: %s: %s\n", plot_file,
+				strerror(errno));
+			rc = 1;
 		}
 	}
 	free(hists);

@@ -33,7 +33,6 @@
 #include "bench.h"
 #include "isosched.h"
 
-#define NOBODY 65534
 #define STACK_SIZE (256 * 1024)
 
 /* ---- policies ------------------------------------------------------------ */
@@ -268,19 +267,6 @@ static void *worker_main(void *arg)
 	return NULL;
 }
 
-static int drop_to_nobody(void)
-{
-	if (setgroups(0, NULL) < 0)
-		return -1;
-	if (setresgid(NOBODY, NOBODY, NOBODY) < 0)
-		return -1;
-	if (setresuid(NOBODY, NOBODY, NOBODY) < 0)
-		return -1;
-	if (getuid() != NOBODY || geteuid() != NOBODY || getegid() != NOBODY)
-		return -1;
-	return 0;
-}
-
 static _Noreturn void run_child(pid_t parent)
 {
 	uint64_t rt_us = 2 * g_cfg->period_ns / 1000 + 200000;
@@ -312,7 +298,7 @@ static _Noreturn void run_child(pid_t parent)
 		(void)mlockall(MCL_CURRENT | MCL_FUTURE);
 	}
 	if (policy_is_iso(g_pol) && geteuid() == 0) {
-		if (drop_to_nobody() < 0) {
+		if (bench_drop_to_nobody() < 0) {
 			set_error("dropping privileges to uid %s: %s", "65534",
 				  strerror(errno));
 			_exit(1);

@@ -121,7 +121,7 @@ void output_table(const struct bench_report *r)
 	}
 }
 
-static void json_string(const char *s)
+void json_string(const char *s)
 {
 	putchar('"');
 	for (; *s; s++) {
@@ -137,7 +137,7 @@ static void json_string(const char *s)
 	putchar('"');
 }
 
-static void json_num(const char *key, double v)
+void json_num(const char *key, double v)
 {
 	if (!isfinite(v))
 		v = 0.0;

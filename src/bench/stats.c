@@ -23,7 +23,7 @@ static unsigned bucket_of(uint64_t v)
 }
 
 /* The range [lo, lo + width) of values that land in bucket i. */
-static void bucket_range(unsigned i, uint64_t *lo, uint64_t *width)
+void hist_bucket_range(unsigned i, uint64_t *lo, uint64_t *width)
 {
 	unsigned e, top;
 
@@ -79,7 +79,7 @@ double hist_percentile_ns(const struct hist *h, double p)
 		seen += h->bucket[i];
 		if (seen < rank)
 			continue;
-		bucket_range(i, &lo, &width);
+		hist_bucket_range(i, &lo, &width);
 		/* the middle of the bucket, never outside what was seen */
 		v = (double)lo + (double)(width - 1) / 2.0;
 		if (v < (double)h->min_ns)
@@ -98,7 +98,7 @@ void hist_write(const struct hist *h, const char *label, FILE *f)
 	for (unsigned i = 0; i < HIST_BUCKETS; i++) {
 		if (!h->bucket[i])
 			continue;
-		bucket_range(i, &lo, &width);
+		hist_bucket_range(i, &lo, &width);
 		fprintf(f, "%s %.3f %.3f %llu\n", label, (double)lo / 1e3,
 			(double)(lo + width) / 1e3,
 			(unsigned long long)h->bucket[i]);

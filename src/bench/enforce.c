@@ -1,0 +1,730 @@
+/* enforce.c — isobench --enforcement: how fast isod demotes a runaway and
+ * how much CPU a runaway leaves to SCHED_OTHER tasks, for each iso_cpu.
+ *
+ * Reaction. Each trial starts a fresh private isod (zero budget history)
+ * with the given iso_cpu and a short iso_period, then one process of user
+ * nobody with a spinning thread per online CPU. Each spinner asks for
+ * ISO_FIFO, spins, and polls its own kernel policy (sched_getscheduler)
+ * between short stretches of work; it records its own CPU time on a 1 ms
+ * grid and the moment it sees SCHED_OTHER (the demotion). The budget
+ * crossing is what libisocore's exponential average (iso_budget_feed, the
+ * engine's own code) gives for the CPU time the spinners really got, fed
+ * at 1 ms steps from the first grant: the first step at which usage
+ * exceeds iso_cpu. Reaction = first demotion seen − crossing. isod samples
+ * every sample_ms, and counts a new thread from its first sample after the
+ * grant, so ~1 sample interval of reaction is expected by design.
+ *
+ * CPU left to others. The same spinners run for a warm-up (past the first
+ * demotion) and a measured window against one SCHED_OTHER competitor
+ * process (nice 0); the competitor's CPU time over the window, from
+ * /proc/PID/schedstat, is the share isod leaves to normal tasks. The parent
+ * reads the counters as SCHED_FIFO 60 (mostly asleep) so that the runaway
+ * cannot delay its readings.
+ *
+ * Every spinner is bounded: it stops at its demotion or at a deadline,
+ * RLIMIT_RTTIME, alarm(), PR_SET_PDEATHSIG, and the parent's SIGKILL. */
+#include <errno.h>
+#include <math.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "bench.h"
+#include "iso_budget.h"
+#include "isosched.h"
+
+#define GRID_NS 1000000ull /* 1 ms */
+#define MAX_SPIN 64
+#define PARENT_PRIO 60
+
+static uint64_t now_ns(clockid_t c)
+{
+	struct timespec ts;
+
+	clock_gettime(c, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static void sleep_ns(uint64_t ns)
+{
+	struct timespec ts = { (time_t)(ns / 1000000000ull),
+			       (long)(ns % 1000000000ull) };
+
+	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+		;
+}
+
+static int kpolicy(void)
+{
+	int p = sched_getscheduler(0);
+
+	return p < 0 ? p : p & ~SCHED_RESET_ON_FORK;
+}
+
+/* ---- shared between the parent and the spinning child -------------------- */
+
+struct spinner {
+	atomic_int tid;
+	int granted, demoted, failed;
+	uint64_t grant_ns, demote_ns;
+	int last_k;
+	uint64_t *cpu; /* ISO CPU time since the grant at grid step k */
+};
+
+struct spin_shared {
+	int n;
+	uint64_t t0_ns, stop_ns; /* grid origin; spin no longer than this */
+	bool until_demoted;
+	atomic_int ready, go;
+	char error[256];
+	atomic_flag error_taken;
+	struct spinner sp[MAX_SPIN];
+};
+
+static struct spin_shared *g_sh;
+static size_t g_grid;
+
+static void spin_error(const char *fmt, const char *a)
+{
+	if (atomic_flag_test_and_set(&g_sh->error_taken))
+		return;
+	snprintf(g_sh->error, sizeof(g_sh->error), fmt, a);
+}
+
+static void *spinner_main(void *arg)
+{
+	struct spinner *s = arg;
+	uint64_t cpu0, now, cpu;
+	int k, r;
+
+	atomic_store(&s->tid, (int)gettid());
+	atomic_fetch_add(&g_sh->ready, 1);
+	while (!atomic_load(&g_sh->go))
+		sleep_ns(200000);
+	for (;;) {
+		r = iso_set_thread(0, ISO_SCHED_ISO_FIFO, BENCH_PRIO, 0, NULL);
+		if (r != -EAGAIN) /* a rate limit: try again, uncounted */
+			break;
+		sleep_ns(10000000);
+	}
+	if (r < 0) {
+		spin_error("iso_set_thread: %s", strerror(-r));
+		s->failed = 1;
+		return NULL;
+	}
+	s->grant_ns = now_ns(CLOCK_MONOTONIC);
+	cpu0 = now_ns(CLOCK_THREAD_CPUTIME_ID);
+	if (kpolicy() != SCHED_FIFO) {
+		spin_error("granted, but the kernel runs the thread as policy"
+			   " %s", kpolicy() == SCHED_OTHER ? "SCHED_OTHER" : "?");
+		s->failed = 1;
+		return NULL;
+	}
+	s->granted = 1;
+	k = (int)((s->grant_ns - g_sh->t0_ns) / GRID_NS);
+	for (int i = 0; i <= k && i < (int)g_grid; i++)
+		s->cpu[i] = 0;
+	s->last_k = k;
+	for (;;) {
+		now = now_ns(CLOCK_MONOTONIC);
+		cpu = now_ns(CLOCK_THREAD_CPUTIME_ID) - cpu0;
+		k = (int)((now - g_sh->t0_ns) / GRID_NS);
+		if (k >= (int)g_grid)
+			k = (int)g_grid - 1;
+		/* steps we did not see (preempted) got no CPU: fill forward */
+		while (s->last_k < k)
+			s->cpu[++s->last_k] = cpu;
+		if (g_sh->until_demoted && kpolicy() != SCHED_FIFO) {
+			s->demote_ns = now;
+			s->demoted = 1;
+			break;
+		}
+		if (now >= g_sh->stop_ns)
+			break;
+		busy_work(200); /* well below a microsecond */
+	}
+	return NULL;
+}
+
+static _Noreturn void spin_child(pid_t parent, double max_s)
+{
+	uint64_t rt_us = (uint64_t)((max_s + 2.0) * 1e6);
+	struct rlimit rl = { rt_us, rt_us + 1000000 };
+	pthread_t th[MAX_SPIN];
+	pthread_attr_t attr;
+
+	if (!child_bind_to_parent(parent, SIGKILL))
+		_exit(1);
+	alarm((unsigned)max_s + 10);
+	setrlimit(RLIMIT_RTTIME, &rl);
+	if (geteuid() == 0) {
+		if (bench_drop_to_nobody() < 0) {
+			spin_error("dropping privileges to nobody: %s",
+				   strerror(errno));
+			_exit(1);
+		}
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (getppid() != parent)
+			_exit(1);
+	}
+	pthread_attr_init(&attr);
+	pthread_attr_setstacksize(&attr, 128 * 1024);
+	for (int i = 0; i < g_sh->n; i++) {
+		if (pthread_create(&th[i], &attr, spinner_main, &g_sh->sp[i])) {
+			spin_error("pthread_create: %s", strerror(errno));
+			_exit(1);
+		}
+	}
+	for (int i = 0; i < g_sh->n; i++)
+		pthread_join(th[i], NULL);
+	_exit(g_sh->error[0] ? 1 : 0);
+}
+
+static struct spin_shared *shared_new(int n, size_t grid)
+{
+	size_t sz = sizeof(struct spin_shared) + (size_t)n * grid * sizeof(uint64_t);
+	struct spin_shared *sh = mmap(NULL, sz, PROT_READ | PROT_WRITE,
+				      MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	uint64_t *cpu;
+
+	if (sh == MAP_FAILED)
+		return NULL;
+	memset(sh, 0, sizeof(*sh));
+	atomic_flag_clear(&sh->error_taken);
+	sh->n = n;
+	cpu = (uint64_t *)(sh + 1);
+	for (int i = 0; i < n; i++)
+		sh->sp[i].cpu = cpu + (size_t)i * grid;
+	return sh;
+}
+
+static void shared_free(struct spin_shared *sh, int n, size_t grid)
+{
+	munmap(sh, sizeof(*sh) + (size_t)n * grid * sizeof(uint64_t));
+}
+
+/* Fork the spinning child; it spins until demoted (until_demoted) or until
+ * max_s after its start. */
+static pid_t spin_start(struct spin_shared *sh, double max_s,
+			bool until_demoted, volatile pid_t *child_pid)
+{
+	pid_t parent = getpid(), p;
+
+	sh->until_demoted = until_demoted;
+	g_sh = sh;
+	fflush(NULL);
+	p = fork();
+	if (p < 0)
+		return -1;
+	if (p == 0)
+		spin_child(parent, max_s);
+	*child_pid = p;
+	/* the threads exist; then the clock starts and they ask for ISO */
+	for (int i = 0; i < 1000 && atomic_load(&sh->ready) < sh->n; i++)
+		sleep_ns(2000000);
+	sh->t0_ns = now_ns(CLOCK_MONOTONIC);
+	sh->stop_ns = sh->t0_ns + (uint64_t)(max_s * 1e9);
+	atomic_store(&sh->go, 1);
+	return p;
+}
+
+static int spin_wait(pid_t p, double max_s, volatile pid_t *child_pid)
+{
+	uint64_t deadline = now_ns(CLOCK_MONOTONIC) + (uint64_t)((max_s + 5) * 1e9);
+	int status = 0;
+
+	for (;;) {
+		pid_t w = waitpid(p, &status, WNOHANG);
+
+		if (w == p)
+			break;
+		if (w < 0 && errno != EINTR)
+			break;
+		if (now_ns(CLOCK_MONOTONIC) > deadline) {
+			kill(p, SIGKILL);
+			waitpid(p, &status, 0);
+			status = -1;
+			break;
+		}
+		sleep_ns(5000000);
+	}
+	*child_pid = 0;
+	return status;
+}
+
+/* ---- statistics over trials ------------------------------------------------ */
+
+struct dist {
+	double min, p50, p99, max, mean;
+	int n;
+};
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* nearest rank */
+static void dist_of(double *v, int n, struct dist *d)
+{
+	double sum = 0;
+
+	memset(d, 0, sizeof(*d));
+	d->n = n;
+	if (!n)
+		return;
+	qsort(v, (size_t)n, sizeof(*v), cmp_double);
+	for (int i = 0; i < n; i++)
+		sum += v[i];
+	d->min = v[0];
+	d->max = v[n - 1];
+	d->mean = sum / n;
+	d->p50 = v[(int)ceil(0.50 * n) - 1];
+	d->p99 = v[(int)ceil(0.99 * n) - 1];
+}
+
+/* ---- the modes -------------------------------------------------------------- */
+
+struct level {
+	int iso_cpu;
+	int trials, demoted, failed;
+	double model_cross_s; /* τ·ln(1/(1 − L/100)), at 100 % of all CPUs */
+	struct dist cross_s, react_ms, react_samples, last_ms;
+	bool share_ok;
+	double comp_pct_cpu, comp_pct_all, iso_pct_all, window_s;
+	char note[600];
+};
+
+static int start_isod(const struct mode_opts *o, const char *isod, int iso_cpu,
+		      bool rate_opt, char *err, size_t errlen)
+{
+	char cpu[16], per[16];
+	const char *args[12];
+	int n = 0;
+
+	snprintf(cpu, sizeof(cpu), "%d", iso_cpu);
+	snprintf(per, sizeof(per), "%d", o->iso_period_s);
+	args[n++] = "--iso-cpu";
+	args[n++] = cpu;
+	args[n++] = "--iso-period";
+	args[n++] = per;
+	args[n++] = "--log-level";
+	args[n++] = "warning";
+	if (rate_opt) {
+		args[n++] = "--rate-limit";
+		args[n++] = "0";
+	}
+	args[n] = NULL;
+	return isod_start_private_args(isod, args, err, errlen);
+}
+
+/* /proc/PID/schedstat (or task/TID): ns on CPU, or -1 */
+static int64_t schedstat_ns(pid_t pid, pid_t tid)
+{
+	char path[64];
+	unsigned long long v;
+	FILE *f;
+	int ok;
+
+	if (tid > 0)
+		snprintf(path, sizeof(path), "/proc/%d/task/%d/schedstat", pid, tid);
+	else
+		snprintf(path, sizeof(path), "/proc/%d/schedstat", pid);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	ok = fscanf(f, "%llu", &v) == 1;
+	fclose(f);
+	return ok ? (int64_t)v : -1;
+}
+
+static void one_trial(const struct mode_opts *o, int ncpu, int L,
+		      struct spin_shared *sh, size_t grid, double max_s,
+		      volatile pid_t *child_pid, double *cross, double *react,
+		      double *last, int *status_out)
+{
+	struct iso_tunables tun = { (unsigned)L, (unsigned)o->iso_period_s };
+	struct iso_budget b;
+	uint64_t first_grant = UINT64_MAX, first_dem = UINT64_MAX, last_dem = 0;
+	int64_t cross_ns = -1;
+	pid_t p;
+	int st;
+
+	memset(sh, 0, sizeof(*sh));
+	{
+		uint64_t *cpu = (uint64_t *)(sh + 1);
+
+		atomic_flag_clear(&sh->error_taken);
+		sh->n = ncpu;
+		for (int i = 0; i < ncpu; i++)
+			sh->sp[i].cpu = cpu + (size_t)i * grid;
+	}
+	*status_out = -1;
+	p = spin_start(sh, max_s, true, child_pid);
+	if (p < 0)
+		return;
+	st = spin_wait(p, max_s, child_pid);
+	if (sh->error[0] || st != 0) {
+		*status_out = -2;
+		return;
+	}
+	for (int i = 0; i < ncpu; i++) {
+		struct spinner *s = &sh->sp[i];
+
+		if (!s->granted)
+			return;
+		if (s->grant_ns < first_grant)
+			first_grant = s->grant_ns;
+		if (!s->demoted)
+			continue;
+		if (s->demote_ns < first_dem)
+			first_dem = s->demote_ns;
+		if (s->demote_ns > last_dem)
+			last_dem = s->demote_ns;
+	}
+	if (first_dem == UINT64_MAX) {
+		*status_out = 0; /* not demoted */
+		return;
+	}
+	/* the engine's average over what the spinners really got */
+	iso_budget_init(&b);
+	{
+		int k0 = (int)((first_grant - sh->t0_ns) / GRID_NS);
+		int kmax = 0;
+
+		for (int i = 0; i < ncpu; i++)
+			if (sh->sp[i].last_k > kmax)
+				kmax = sh->sp[i].last_k;
+		iso_budget_feed(&b, &tun, (int64_t)(sh->t0_ns + (uint64_t)k0 * GRID_NS),
+				0, (unsigned)ncpu);
+		for (int k = k0 + 1; k <= kmax; k++) {
+			uint64_t d = 0;
+
+			for (int i = 0; i < ncpu; i++) {
+				struct spinner *s = &sh->sp[i];
+				int a = k - 1 < s->last_k ? k - 1 : s->last_k;
+				int c = k < s->last_k ? k : s->last_k;
+
+				if ((uint64_t)k * GRID_NS + sh->t0_ns <= s->grant_ns)
+					continue;
+				d += s->cpu[c] - s->cpu[a];
+			}
+			iso_budget_feed(&b, &tun,
+					(int64_t)(sh->t0_ns + (uint64_t)k * GRID_NS),
+					d, (unsigned)ncpu);
+			if (b.usage > (double)L) {
+				cross_ns = (int64_t)(sh->t0_ns + (uint64_t)k * GRID_NS);
+				break;
+			}
+		}
+	}
+	if (cross_ns < 0) {
+		*status_out = -3; /* demoted before the model crossed */
+		cross_ns = (int64_t)first_dem;
+	}
+	*cross = (double)(cross_ns - (int64_t)first_grant) / 1e9;
+	*react = ((double)first_dem - (double)cross_ns) / 1e6;
+	*last = ((double)last_dem - (double)cross_ns) / 1e6;
+	if (*status_out == -1)
+		*status_out = 1;
+}
+
+static void share_run(const struct mode_opts *o, int ncpu, int L,
+		      struct spin_shared *sh, size_t grid, double warm_s,
+		      volatile pid_t *child_pid, struct level *lv)
+{
+	pid_t p, comp, parent = getpid();
+	int64_t c0, c1, s0 = 0, s1 = 0;
+	uint64_t t0, t1;
+	double max_s = warm_s + o->window_s + 1.0;
+
+	(void)L;
+	memset(sh, 0, sizeof(*sh));
+	{
+		uint64_t *cpu = (uint64_t *)(sh + 1);
+
+		atomic_flag_clear(&sh->error_taken);
+		sh->n = ncpu;
+		for (int i = 0; i < ncpu; i++)
+			sh->sp[i].cpu = cpu + (size_t)i * grid;
+	}
+	comp = fork();
+	if (comp < 0) {
+		snprintf(lv->note, sizeof(lv->note), "fork: %s", strerror(errno));
+		return;
+	}
+	if (comp == 0) {
+		struct sched_param sp0 = { 0 };
+		volatile uint64_t x = 1;
+
+		if (!child_bind_to_parent(parent, SIGKILL))
+			_exit(0);
+		sched_setscheduler(0, SCHED_OTHER, &sp0);
+		setpriority(PRIO_PROCESS, 0, 0);
+		alarm((unsigned)max_s + 5);
+		for (;;)
+			x = x * 6364136223846793005ull + 1;
+	}
+	p = spin_start(sh, max_s, false, child_pid);
+	if (p < 0) {
+		kill(comp, SIGKILL);
+		waitpid(comp, NULL, 0);
+		return;
+	}
+	sleep_ns((uint64_t)(warm_s * 1e9));
+	t0 = now_ns(CLOCK_MONOTONIC);
+	c0 = schedstat_ns(comp, 0);
+	for (int i = 0; i < ncpu; i++)
+		s0 += schedstat_ns(p, atomic_load(&sh->sp[i].tid));
+	sleep_ns((uint64_t)(o->window_s * 1e9));
+	t1 = now_ns(CLOCK_MONOTONIC);
+	c1 = schedstat_ns(comp, 0);
+	for (int i = 0; i < ncpu; i++)
+		s1 += schedstat_ns(p, atomic_load(&sh->sp[i].tid));
+	kill(comp, SIGKILL);
+	waitpid(comp, NULL, 0);
+	spin_wait(p, max_s, child_pid);
+	if (sh->error[0]) {
+		snprintf(lv->note, sizeof(lv->note), "%s", sh->error);
+		return;
+	}
+	if (c0 < 0 || c1 < 0) {
+		snprintf(lv->note, sizeof(lv->note), "cannot read schedstat");
+		return;
+	}
+	lv->window_s = (double)(t1 - t0) / 1e9;
+	lv->comp_pct_cpu = 100.0 * (double)(c1 - c0) / (double)(t1 - t0);
+	lv->comp_pct_all = lv->comp_pct_cpu / ncpu;
+	lv->iso_pct_all = 100.0 * (double)(s1 - s0) / (double)(t1 - t0) / ncpu;
+	lv->share_ok = true;
+}
+
+static void print_dist_json(const char *key, const struct dist *d)
+{
+	printf("\"%s\":{", key);
+	json_num("min", d->min);
+	putchar(',');
+	json_num("p50", d->p50);
+	putchar(',');
+	json_num("p99", d->p99);
+	putchar(',');
+	json_num("max", d->max);
+	putchar(',');
+	json_num("mean", d->mean);
+	printf(",\"n\":%d}", d->n);
+}
+
+int enforcement_main(const struct mode_opts *o, volatile pid_t *child_pid)
+{
+	long ncpu_l = sysconf(_SC_NPROCESSORS_ONLN);
+	int ncpu = ncpu_l < 1 ? 1 : ncpu_l > MAX_SPIN ? MAX_SPIN : (int)ncpu_l;
+	struct level *lv = calloc((size_t)o->n_iso_cpu, sizeof(*lv));
+	char *isod = isod_find(o->isod_arg);
+	struct sched_param sp = { .sched_priority = PARENT_PRIO };
+	struct iso_status_info st;
+	double sample_ms = 10.0;
+	bool rate_opt;
+	int rc = 0;
+
+	if (!lv || !isod) {
+		fprintf(stderr, "isobench: %s\n",
+			!lv ? "out of memory"
+			    : "no isod binary found (--isod, $ISOD, next to"
+			      " isobench, PATH)");
+		free(lv);
+		free(isod);
+		return 1;
+	}
+	rate_opt = isod_has_option(isod, "--rate-limit");
+	/* read the counters and timestamps on time, whatever spins; the
+	 * children start SCHED_OTHER */
+	if (sched_setscheduler(0, SCHED_FIFO | SCHED_RESET_ON_FORK, &sp) < 0)
+		fprintf(stderr, "isobench: warning: cannot run the parent as"
+				" SCHED_FIFO %d: %s\n", PARENT_PRIO, strerror(errno));
+
+	for (int li = 0; li < o->n_iso_cpu; li++) {
+		struct level *l = &lv[li];
+		int L = o->iso_cpu[li];
+		double frac = L / 100.0;
+		/* the spinners get ~95 % (RT throttling): allow for 90 % */
+		double slow = frac < 0.9 ? -log(1.0 - frac / 0.9) : 6.0;
+		double max_s = o->iso_period_s * slow + 3.0;
+		size_t grid = (size_t)((max_s + 1.0) * 1e9 / GRID_NS) + 2;
+		struct spin_shared *sh = shared_new(ncpu, grid);
+		double *cross = calloc((size_t)o->trials, sizeof(double));
+		double *react = calloc((size_t)o->trials, sizeof(double));
+		double *last = calloc((size_t)o->trials, sizeof(double));
+		double *react_s = calloc((size_t)o->trials, sizeof(double));
+		char err[512] = "";
+		int nd = 0;
+
+		g_grid = grid;
+		l->iso_cpu = L;
+		l->model_cross_s = frac < 1.0 ? -o->iso_period_s * log(1.0 - frac)
+					      : INFINITY;
+		if (!sh || !cross || !react || !last || !react_s) {
+			fprintf(stderr, "isobench: out of memory\n");
+			exit(1);
+		}
+		for (int t = 0; t < o->trials; t++) {
+			int status;
+			double c = 0, r = 0, la = 0;
+
+			if (start_isod(o, isod, L, rate_opt, err, sizeof(err)) < 0) {
+				snprintf(l->note, sizeof(l->note), "isod: %s", err);
+				rc = 1;
+				break;
+			}
+			if (iso_status(&st, NULL, 0) >= 0 && st.sample_us)
+				sample_ms = st.sample_us / 1000.0;
+			one_trial(o, ncpu, L, sh, grid, max_s, child_pid, &c, &r,
+				  &la, &status);
+			isod_stop_private();
+			l->trials++;
+			if (status == -2 || status == -1) {
+				l->failed++;
+				snprintf(l->note, sizeof(l->note), "%s",
+					 sh->error[0] ? sh->error
+						      : "spinning child failed");
+				continue;
+			}
+			if (status == 0)
+				continue; /* never demoted within max_s */
+			cross[nd] = c;
+			react[nd] = r;
+			last[nd] = la;
+			react_s[nd] = r / sample_ms;
+			nd++;
+		}
+		l->demoted = nd;
+		dist_of(cross, nd, &l->cross_s);
+		dist_of(last, nd, &l->last_ms);
+		dist_of(react_s, nd, &l->react_samples);
+		dist_of(react, nd, &l->react_ms);
+		if (o->window_s > 0 && !l->note[0]) {
+			if (start_isod(o, isod, L, rate_opt, err, sizeof(err)) < 0) {
+				snprintf(l->note, sizeof(l->note), "isod: %s", err);
+				rc = 1;
+			} else {
+				share_run(o, ncpu, L, sh, grid,
+					  o->iso_period_s * slow + 1.0 + 2.0 * o->iso_period_s,
+					  child_pid, l);
+				isod_stop_private();
+			}
+		}
+		if (l->failed || (l->note[0] && !l->share_ok && o->window_s > 0))
+			rc = 1;
+		shared_free(sh, ncpu, grid);
+		free(cross);
+		free(react);
+		free(last);
+		free(react_s);
+	}
+	sp.sched_priority = 0;
+	sched_setscheduler(0, SCHED_OTHER, &sp);
+
+	if (o->json) {
+		printf("{\"mode\":\"enforcement\",\"ncpus\":%d,\"spinners\":%d,"
+		       "\"iso_period_s\":%d,", ncpu, ncpu, o->iso_period_s);
+		json_num("sample_ms", sample_ms);
+		printf(",\"trials\":%d,", o->trials);
+		json_num("window_s", o->window_s);
+		printf(",\"levels\":[");
+		for (int li = 0; li < o->n_iso_cpu; li++) {
+			struct level *l = &lv[li];
+
+			printf("%s{\"iso_cpu\":%d,\"trials\":%d,\"demoted\":%d,"
+			       "\"failed\":%d,", li ? "," : "", l->iso_cpu,
+			       l->trials, l->demoted, l->failed);
+			json_num("model_crossing_s", l->model_cross_s);
+			putchar(',');
+			print_dist_json("crossing_s", &l->cross_s);
+			putchar(',');
+			print_dist_json("reaction_ms", &l->react_ms);
+			putchar(',');
+			print_dist_json("reaction_samples", &l->react_samples);
+			putchar(',');
+			print_dist_json("last_demotion_ms", &l->last_ms);
+			if (l->share_ok) {
+				printf(",\"share\":{");
+				json_num("window_s", l->window_s);
+				putchar(',');
+				json_num("competitor_pct_of_cpu", l->comp_pct_cpu);
+				putchar(',');
+				json_num("competitor_pct_of_all", l->comp_pct_all);
+				putchar(',');
+				json_num("iso_threads_pct_of_all", l->iso_pct_all);
+				putchar('}');
+			} else {
+				printf(",\"share\":null");
+			}
+			printf(",\"note\":");
+			json_string(l->note);
+			putchar('}');
+		}
+		printf("]}\n");
+	} else {
+		printf("isobench --enforcement: %d CPUs, a runaway ISO_FIFO thread"
+		       " per CPU (user nobody), iso_period %d s, isod samples"
+		       " every %.1f ms, %d trials per iso_cpu\n",
+		       ncpu, o->iso_period_s, sample_ms, o->trials);
+		printf("reaction = first demotion seen by a spinner - the budget"
+		       " crossing (libisocore's average of the spinners' CPU"
+		       " time)\n");
+		printf("%-7s %8s %9s %9s | %-31s | %-23s\n", "", "", "model",
+		       "measured", "reaction ms", "reaction in samples");
+		printf("%-7s %8s %9s %9s | %7s %7s %7s %7s | %5s %5s %5s %5s\n",
+		       "iso_cpu", "demoted", "cross_s", "cross_s", "min", "p50",
+		       "p99", "max", "min", "p50", "p99", "max");
+		for (int li = 0; li < o->n_iso_cpu; li++) {
+			struct level *l = &lv[li];
+
+			printf("%-7d %4d/%-3d %9.3f %9.3f | %7.1f %7.1f %7.1f %7.1f |"
+			       " %5.2f %5.2f %5.2f %5.2f\n",
+			       l->iso_cpu, l->demoted, l->trials, l->model_cross_s,
+			       l->cross_s.p50, l->react_ms.min, l->react_ms.p50,
+			       l->react_ms.p99, l->react_ms.max,
+			       l->react_samples.min, l->react_samples.p50,
+			       l->react_samples.p99, l->react_samples.max);
+		}
+		if (o->window_s > 0) {
+			printf("\nCPU left to a SCHED_OTHER competitor (nice 0) under"
+			       " the runaway, %.1f s window after the warm-up:\n",
+			       o->window_s);
+			printf("%-7s %16s %16s %16s\n", "iso_cpu", "competitor %cpu",
+			       "competitor %all", "runaway %all");
+			for (int li = 0; li < o->n_iso_cpu; li++) {
+				struct level *l = &lv[li];
+
+				if (!l->share_ok)
+					continue;
+				printf("%-7d %16.1f %16.1f %16.1f\n", l->iso_cpu,
+				       l->comp_pct_cpu, l->comp_pct_all,
+				       l->iso_pct_all);
+			}
+		}
+		for (int li = 0; li < o->n_iso_cpu; li++)
+			if (lv[li].note[0])
+				printf("note: iso_cpu %d: %s\n", lv[li].iso_cpu,
+				       lv[li].note);
+	}
+	for (int li = 0; li < o->n_iso_cpu; li++)
+		if (lv[li].note[0] && o->json)
+			fprintf(stderr, "isobench: iso_cpu %d: %s\n",
+				lv[li].iso_cpu, lv[li].note);
+	free(lv);
+	free(isod);
+	return rc;
+}
