@@ -79,3 +79,13 @@ int actuator_query(pid_t tid, int *policy, int *prio, int *nice)
 	*nice = a.sched_nice;
 	return 0;
 }
+
+int actuator_reset_on_fork(pid_t tid)
+{
+	struct kernel_sched_attr a;
+
+	memset(&a, 0, sizeof(a));
+	if (syscall(SYS_sched_getattr, tid, &a, sizeof(a), 0) < 0)
+		return -errno;
+	return (a.sched_flags & FLAG_RESET_ON_FORK) != 0;
+}

@@ -17,5 +17,8 @@ int actuator_promote(pid_t tid, bool fifo, int kprio);
 int actuator_demote(pid_t tid);
 /* What the kernel runs the thread as now. */
 int actuator_query(pid_t tid, int *policy, int *prio, int *nice);
+/* Does the thread carry SCHED_RESET_ON_FORK (as every isod grant does)?
+ * 1 yes, 0 no, or a negative errno. */
+int actuator_reset_on_fork(pid_t tid);
 
 #endif

@@ -23,6 +23,7 @@ void config_defaults(struct isod_config *c)
 	c->band.hi = ISO_BAND_DEFAULT_HI;
 	c->sample_ms = 10;
 	c->inherit = true;
+	c->sweep_orphans = true;
 	c->max_threads_per_user = 256;
 	c->max_threads = 4096;
 	c->rate_limit = 200;
@@ -126,6 +127,9 @@ int config_set(struct isod_config *c, const char *key, const char *v,
 	} else if (!strcmp(key, "inherit")) {
 		r = parse_bool(v, &c->inherit);
 		*why = "inherit must be yes or no";
+	} else if (!strcmp(key, "sweep_orphans")) {
+		r = parse_bool(v, &c->sweep_orphans);
+		*why = "sweep_orphans must be yes or no";
 	} else if (!strcmp(key, "max_threads_per_user")) {
 		r = parse_uint(v, 1, 65536, &c->max_threads_per_user);
 		*why = "max_threads_per_user must be from 1 to 65536";

@@ -23,6 +23,7 @@ struct isod_config {
 	int enforcer_prio;         /* 0: band.hi + 1 */
 	unsigned sample_ms;        /* sampling interval, 1..1000 */
 	bool inherit;              /* adopt children of ISO threads */
+	bool sweep_orphans;        /* demote unrecorded band threads at start (sweep.h) */
 	unsigned max_threads_per_user;
 	unsigned max_threads;      /* all users together */
 	unsigned max_limit;        /* highest own limit a non-root task may set; 0: iso_cpu */

@@ -19,6 +19,7 @@
 #include "log.h"
 #include "server.h"
 #include "statefile.h"
+#include "sweep.h"
 
 static void usage(FILE *f)
 {
@@ -51,6 +52,9 @@ static void usage(FILE *f)
 "      --rate-burst N         requests a user may make at once (default 400)\n"
 "      --allow-users LIST     only these users (names or uids, comma-separated)\n"
 "      --allow-groups LIST    only members of these groups (e.g. audio)\n"
+"      --sweep-orphans yes|no at start-up without a state file, demote band\n"
+"                             threads of users that look like lost grants\n"
+"                             (default yes)\n"
 "      --log-level LEVEL      error, warning, info (default) or debug\n"
 "      --syslog               log to syslog instead of stderr\n"
 "      --dry-run              decide and log, but change no thread\n"
@@ -73,7 +77,7 @@ static const struct { const char *opt, *key; } key_opts[] = {
 	{ "max-threads", "max_threads" }, { "max-limit", "max_limit" },
 	{ "rate-limit", "rate_limit" }, { "rate-burst", "rate_burst" },
 	{ "allow-users", "allow_users" }, { "allow-groups", "allow_groups" },
-	{ "log-level", "log_level" },
+	{ "log-level", "log_level" }, { "sweep-orphans", "sweep_orphans" },
 };
 #define N_KEY_OPTS (sizeof(key_opts) / sizeof(key_opts[0]))
 
@@ -193,7 +197,11 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	pthread_mutex_lock(&d.lock);
-	(void)statefile_recover(&d);
+	r = statefile_recover(&d);
+	if ((r == -ENOENT || r == -EBADMSG) && cfg.sweep_orphans && !cfg.dry_run)
+		(void)sweep_orphans(&d);
+	else if (r < 0 && r != -ENOENT)
+		log_warning_errno(r, "cannot read state file %s", cfg.state_path);
 	pthread_mutex_unlock(&d.lock);
 	atomic_store(&d.state_dirty, true);
 	if (enforcer_start(&d, &enf) < 0)
@@ -212,8 +220,11 @@ int main(int argc, char **argv)
 	pthread_join(enf, NULL);
 	pthread_mutex_lock(&d.lock);
 	isod_demote_all(&d);
+	/* an empty record says: nothing left RT (a missing one would not) */
+	r = statefile_write(&d);
 	pthread_mutex_unlock(&d.lock);
-	statefile_remove(&d);
+	if (r < 0)
+		log_warning_errno(r, "cannot write state file %s", cfg.state_path);
 	unlink(cfg.socket_path);
 	close(lfd);
 	close(sigfd);

@@ -166,6 +166,52 @@ int read_thread_status(const char *proc, pid_t tid, struct thread_status *st)
 	return parse_status_buf(buf, st);
 }
 
+/* The soft limit column of one "Max ..." line; -1 for "unlimited". */
+static int limit_soft(const char *buf, const char *name, long long *out)
+{
+	const char *p = strstr(buf, name);
+	char *end;
+
+	if (!p)
+		return -EBADMSG;
+	p += strlen(name);
+	while (*p == ' ')
+		p++;
+	if (!strncmp(p, "unlimited", 9)) {
+		*out = -1;
+		return 0;
+	}
+	errno = 0;
+	*out = strtoll(p, &end, 10);
+	if (errno || end == p || *out < 0 || (*end != ' ' && *end != '\n' && *end))
+		return -EBADMSG;
+	return 0;
+}
+
+int parse_limits_buf(const char *buf, struct rt_limits *out)
+{
+	long long prio, rttime;
+
+	if (limit_soft(buf, "\nMax realtime priority", &prio) < 0 ||
+	    limit_soft(buf, "\nMax realtime timeout", &rttime) < 0)
+		return -EBADMSG;
+	out->rtprio = prio < 0 || prio > 99 ? 99 : (unsigned)prio;
+	out->rttime_set = rttime >= 0;
+	return 0;
+}
+
+int read_rt_limits(const char *proc, pid_t pid, struct rt_limits *out)
+{
+	char path[128], buf[4096];
+	int r;
+
+	snprintf(path, sizeof(path), "%s/%d/limits", proc, (int)pid);
+	r = read_file(path, buf, sizeof(buf));
+	if (r < 0)
+		return r;
+	return parse_limits_buf(buf, out);
+}
+
 int read_thread_starttime(const char *proc, pid_t tid, uint64_t *starttime)
 {
 	char path[128], buf[1024];

@@ -30,7 +30,16 @@ int parse_stat_starttime(const char *buf, uint64_t *starttime);
 /* The first field (ns on CPU) of /proc/.../schedstat text. */
 int parse_schedstat_buf(const char *buf, uint64_t *cpu_ns);
 
+/* From /proc/PID/limits text: the soft RLIMIT_RTPRIO, and whether
+ * RLIMIT_RTTIME is set (rtkit's mark on the processes it serves). */
+struct rt_limits {
+	unsigned rtprio;
+	int rttime_set;
+};
+int parse_limits_buf(const char *buf, struct rt_limits *out);
+
 int read_thread_status(const char *proc, pid_t tid, struct thread_status *st);
+int read_rt_limits(const char *proc, pid_t pid, struct rt_limits *out);
 int read_thread_starttime(const char *proc, pid_t tid, uint64_t *starttime);
 
 /* Map tid as seen in the PID namespace of process client_pid to isod's

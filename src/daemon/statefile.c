@@ -56,16 +56,21 @@ int statefile_recover(struct isod *d)
 	char line[256];
 	FILE *f = fopen(d->cfg.state_path, "re");
 	int n = 0;
+	bool damaged = false;
 
 	if (!f)
-		return errno == ENOENT ? 0 : -errno;
+		return -errno;
 	while (fgets(line, sizeof(line), f)) {
 		struct state_line s;
 		struct grant g;
 		uint64_t st;
 
-		if (line[0] == '#' || statefile_parse_line(line, &s) < 0)
+		if (line[0] == '#')
 			continue;
+		if (statefile_parse_line(line, &s) < 0) {
+			damaged = true;
+			continue;
+		}
 		/* a different thread under a reused TID is none of ours */
 		if (read_thread_starttime(d->proc, s.tid, &st) < 0 || st != s.starttime)
 			continue;
@@ -86,11 +91,9 @@ int statefile_recover(struct isod *d)
 	fclose(f);
 	if (n)
 		log_info("recovered %d ISO thread(s) from %s", n, d->cfg.state_path);
+	if (damaged) {
+		log_warning("%s has unreadable lines", d->cfg.state_path);
+		return -EBADMSG;
+	}
 	return n;
-}
-
-void statefile_remove(const struct isod *d)
-{
-	if (d->cfg.state_path[0])
-		(void)unlink(d->cfg.state_path);
 }

@@ -11,9 +11,13 @@
 /* Write the table atomically (temp file + rename). Caller holds d->lock. */
 int statefile_write(struct isod *d);
 /* Re-adopt threads listed in the file whose identity (start time) still
- * matches; returns how many. Caller holds d->lock. */
+ * matches; returns how many. -ENOENT: there is no file (state lost, or the
+ * first start since boot); -EBADMSG: some lines were unreadable (what
+ * could be read is recovered). Either way the caller cannot know every
+ * thread it made RT and sweeps (sweep.h). A clean exit leaves a file
+ * with no entries, so a missing file really means lost state.
+ * Caller holds d->lock. */
 int statefile_recover(struct isod *d);
-void statefile_remove(const struct isod *d);
 
 /* One line of the file; pure, for tests and fuzzing. */
 struct state_line {

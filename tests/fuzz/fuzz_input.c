@@ -28,6 +28,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct isod_config c;
 	const char *why;
 	uint64_t v;
+	struct rt_limits lim;
 
 	if (!s)
 		return 0;
@@ -37,6 +38,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	(void)parse_status_buf(s, &st);
 	(void)parse_stat_starttime(s, &v);
 	(void)parse_schedstat_buf(s, &v);
+	(void)parse_limits_buf(s, &lim);
 	(void)statefile_parse_line(s, &sl);
 	config_defaults(&c);
 	(void)ini_parse_string(s, on_line, &c);

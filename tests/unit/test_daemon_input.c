@@ -59,6 +59,40 @@ static void test_stat_and_schedstat(void **state)
 	assert_int_equal(parse_schedstat_buf("99999999999999999999999 0 0", &v), -EBADMSG);
 }
 
+static void test_limits(void **state)
+{
+	static const char head[] =
+		"Limit                     Soft Limit           Hard Limit           Units     \n"
+		"Max cpu time              unlimited            unlimited            seconds   \n";
+	char buf[1024];
+	struct rt_limits l;
+
+	(void)state;
+	snprintf(buf, sizeof(buf), "%s%s", head,
+		 "Max realtime priority     0                    0                    \n"
+		 "Max realtime timeout      unlimited            unlimited            us        \n");
+	assert_int_equal(parse_limits_buf(buf, &l), 0);
+	assert_int_equal(l.rtprio, 0);
+	assert_int_equal(l.rttime_set, 0);
+	/* rtkit's clients: RLIMIT_RTTIME set; a user's own rtprio */
+	snprintf(buf, sizeof(buf), "%s%s", head,
+		 "Max realtime priority     95                   95                   \n"
+		 "Max realtime timeout      200000               200000               us        \n");
+	assert_int_equal(parse_limits_buf(buf, &l), 0);
+	assert_int_equal(l.rtprio, 95);
+	assert_int_equal(l.rttime_set, 1);
+	/* missing or mangled lines are refused */
+	assert_int_equal(parse_limits_buf(head, &l), -EBADMSG);
+	snprintf(buf, sizeof(buf), "%s%s", head,
+		 "Max realtime priority     -3                   0                    \n"
+		 "Max realtime timeout      unlimited            unlimited            us        \n");
+	assert_int_equal(parse_limits_buf(buf, &l), -EBADMSG);
+	snprintf(buf, sizeof(buf), "%s%s", head,
+		 "Max realtime priority     12x                  0                    \n"
+		 "Max realtime timeout      unlimited            unlimited            us        \n");
+	assert_int_equal(parse_limits_buf(buf, &l), -EBADMSG);
+}
+
 static void test_state_line(void **state)
 {
 	struct state_line s;
@@ -143,6 +177,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_status),
 		cmocka_unit_test(test_stat_and_schedstat),
+		cmocka_unit_test(test_limits),
 		cmocka_unit_test(test_state_line),
 		cmocka_unit_test(test_config_values),
 		cmocka_unit_test(test_config_file),

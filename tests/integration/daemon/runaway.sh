@@ -38,7 +38,7 @@ python3 -c "import sys; sys.exit(0 if $share >= 20 else 1)" || fail "competitor 
 # Spinners now block (idle-after): below 90 % of iso_cpu they regain ISO.
 for tid in $(awk '/^tid/{print $2}' "$out"); do
 	pol=
-	for _ in $(seq 60); do
+	for _ in $(seq 90); do # the spinners stay alive, blocked, for 10 s
 		pol=$(kernel_sched "$tid" | cut -d' ' -f1)
 		[ "$pol" = 1 ] && break
 		sleep 0.1

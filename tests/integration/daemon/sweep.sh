@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# A lost state file must not leave grants unpoliced: isod, restarted after
+# SIGKILL with its state file gone, demotes the band threads of users that
+# look like its lost grants — and leaves alone root's RT threads and a
+# user's own RT thread allowed by RLIMIT_RTPRIO. Runs in a band of its own
+# (50..60) so the sweep cannot touch other tests' threads.
+source "$SRC_ROOT/tests/integration/lib.sh"
+need_root
+out=$ISO_TMP/spin.out
+band=(--band 50:60 --sweep-orphans yes)
+
+start_isod "${band[@]}"
+as_nobody "$SPIN" --threads 3 --seconds 8 --duty 10 --iso fifo --prio 30 >"$out" &
+ISO_CHILDREN+=($!)
+for _ in $(seq 100); do grep -q ready "$out" && break; sleep 0.05; done
+tids=$(awk '/^tid/{print $2}' "$out")
+[ -n "$tids" ] || fail "spinner did not start"
+for t in $tids; do
+	set -- $(kernel_sched "$t")
+	[ "$1" = 1 ] && [ "$2" -ge 50 ] && [ "$2" -le 60 ] || fail "thread $t not FIFO in 50..60: $*"
+done
+
+# bystanders in the same band: root's own, and nobody's own under RLIMIT_RTPRIO
+chrt -f -R 55 sleep 8 & ISO_CHILDREN+=($!); rootrt=$!
+ownrt=
+if prlimit --rtprio=99 true 2>/dev/null; then
+	prlimit --rtprio=99 setpriv --reuid=nobody --regid=nogroup --clear-groups -- \
+		chrt -f -R 56 sleep 8 & ISO_CHILDREN+=($!)
+	sleep 0.3
+	ownrt=$(pgrep -u nobody -f 'sleep 8' | head -n1)
+	[ -n "$ownrt" ] || fail "no own-RT bystander"
+	[ "$(kernel_sched "$ownrt" | cut -d' ' -f1)" = 1 ] || fail "bystander did not get FIFO"
+else
+	log "no CAP_SYS_RESOURCE here: the RLIMIT_RTPRIO bystander is left to the unit test"
+fi
+
+kill -KILL "$ISOD_PID"; wait "$ISOD_PID" 2>/dev/null; ISOD_PID=
+for t in $tids; do [ "$(kernel_sched "$t" | cut -d' ' -f1)" = 1 ] || fail "thread $t lost FIFO with isod"; done
+rm -f "$ISO_TMP/isod.state"
+start_isod "${band[@]}"
+for t in $tids; do
+	[ "$(kernel_sched "$t" | cut -d' ' -f1)" = 0 ] || fail "orphaned thread $t still RT after restart"
+done
+grep -q "no isod record: demoted" "$ISO_TMP/isod.log" || fail "sweep not logged"
+[ "$(kernel_sched "$rootrt" | cut -d' ' -f1)" = 1 ] || fail "root's own RT thread was demoted"
+[ -z "$ownrt" ] || [ "$(kernel_sched "$ownrt" | cut -d' ' -f1)" = 1 ] || fail "RLIMIT_RTPRIO thread was demoted"
+
+# a clean exit leaves an empty record: the next start sweeps nothing
+as_nobody "$ISOCTL" set --fifo -p 30 $(echo $tids | cut -d' ' -f1) >/dev/null || fail "re-grant"
+stop_isod
+grep -q '^#' "$ISO_TMP/isod.state" || fail "clean exit left no state record"
+[ "$(grep -vc '^#' "$ISO_TMP/isod.state")" = 0 ] || fail "clean exit left entries"
+start_isod "${band[@]}"
+grep -c "no isod record" "$ISO_TMP/isod.log" | grep -qx 3 || fail "second start swept again"
+stop_isod
+echo "PASS"
