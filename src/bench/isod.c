@@ -194,6 +194,10 @@ int isod_start_private_args(const char *isod_path, const char *const *extra,
 {
 	const char *argv[ISOD_MAX_ARGS + 8];
 	int argc = 0;
+	/* isod's start-up sweep for lost grants would demote the ISO threads
+	 * of every other isod on the machine (other benchmarks, tests): off
+	 * for a private daemon, where isod has the option */
+	bool no_sweep = isod_has_option(isod_path, "--sweep-orphans");
 	const char *base = getenv("TMPDIR");
 	pid_t p, parent = getpid();
 	int status;
@@ -235,6 +239,10 @@ int isod_start_private_args(const char *isod_path, const char *const *extra,
 		argv[argc++] = sock_path;
 		argv[argc++] = "--state-file";
 		argv[argc++] = state_path;
+		if (no_sweep) {
+			argv[argc++] = "--sweep-orphans";
+			argv[argc++] = "no";
+		}
 		for (int i = 0; extra && extra[i] && i < ISOD_MAX_ARGS; i++)
 			argv[argc++] = extra[i];
 		argv[argc] = NULL;
