@@ -243,26 +243,28 @@ static int do_hold(int n, double seconds)
 }
 
 /* ---- noread: requests without reading ------------------------------- */
+/* Keeps sending (whenever the socket takes more) for SECONDS, or until isod
+ * closes the connection; never reads. */
 static int do_noread(int n, double seconds)
 {
 	unsigned char buf[64];
 	int fd = connect_raw(2000), sent = 0, len;
-	double end;
+	double end = now_s() + seconds;
 
 	if (fd < 0)
 		return 1;
 	len = encode_get(buf, sizeof(buf), 1, gettid());
-	for (int i = 0; i < n; i++) {
-		if (send(fd, buf, (size_t)len, MSG_DONTWAIT | MSG_NOSIGNAL) != len)
+	while (now_s() < end && sent < n && !peer_closed(fd)) {
+		if (send(fd, buf, (size_t)len, MSG_DONTWAIT | MSG_NOSIGNAL) == len)
+			sent++;
+		else if (errno == EAGAIN)
+			usleep(1000);
+		else
 			break;
-		sent++;
 	}
-	printf("sent %d\n", sent);
-	fflush(stdout);
-	end = now_s() + seconds;
 	while (now_s() < end && !peer_closed(fd))
 		usleep(20000);
-	printf("closed_by_isod %s\n", peer_closed(fd) ? "yes" : "no");
+	printf("sent %d closed_by_isod %s\n", sent, peer_closed(fd) ? "yes" : "no");
 	return 0;
 }
 

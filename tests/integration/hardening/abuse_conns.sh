@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# Abuse: thousands of connections opened and held. isod keeps at most 128
+# client connections (SERVER_MAX_CONN), closing the oldest, so its fd count
+# stays bounded (< 200) while nobody opens 3000 and holds them; other
+# users' clients are still served meanwhile and afterwards.
+source "$SRC_ROOT/tests/integration/lib.sh"
+source "$SRC_ROOT/tests/integration/hardening/hlib.sh"
+need_root
+start_isod
+start_victim 40
+fd0=$(isod_fds)
+log "isod fds at start: $fd0"
+
+"${AS_NOBODY[@]}" "$HARDTOOL" hold 3000 6 >"$ISO_TMP/hold" 2>&1 &
+h=$!; ISO_CHILDREN+=($h)
+maxfd=$fd0
+for _ in $(seq 300); do
+	n=$(isod_fds); [ "$n" -gt "$maxfd" ] && maxfd=$n
+	grep -q '^opened' "$ISO_TMP/hold" && break
+	sleep 0.02
+done
+grep -q '^opened' "$ISO_TMP/hold" || fail "the holder did not finish opening: $(cat "$ISO_TMP/hold")"
+log "holder: $(head -1 "$ISO_TMP/hold")"
+opened=$(awk '/^opened/{print $2}' "$ISO_TMP/hold")
+[ "$opened" -ge 2900 ] || fail "only $opened of 3000 connections were accepted by the kernel/isod"
+# while they are held: bounded, and others are served
+for _ in 1 2 3; do n=$(isod_fds); [ "$n" -gt "$maxfd" ] && maxfd=$n; sleep 0.1; done
+log "isod fds: at most $maxfd while 3000 connections were opened"
+[ "$maxfd" -lt 200 ] || fail "isod holds $maxfd fds while flooded with connections (want < 200)"
+as_daemon "$HARDTOOL" client 1 20 >"$ISO_TMP/client" 2>&1 || fail "client failed"
+log "other user's client while held: $(cat "$ISO_TMP/client")"
+grep -q ' other 0 ' "$ISO_TMP/client" || fail "other user's client not served: $(cat "$ISO_TMP/client")"
+as_daemon "$ISOCTL" status >/dev/null || fail "isoctl status as daemon failed while connections are held"
+assert_serving "3000 connections held"
+wait $h
+log "holder: $(tail -1 "$ISO_TMP/hold")"
+closed=$(awk '/^held/{print $4}' "$ISO_TMP/hold")
+[ "$closed" -ge $((opened - 128)) ] || fail "isod closed only $closed of $opened held connections (keeps at most 128)"
+
+# the same as a storm: four processes connecting and closing at once
+storm=()
+for i in 1 2 3 4; do
+	"${AS_NOBODY[@]}" "$HARDTOOL" hold 1000 0.5 >/dev/null 2>&1 &
+	storm+=($!); ISO_CHILDREN+=($!)
+done
+as_daemon "$HARDTOOL" client 2 20 >"$ISO_TMP/client2" 2>&1 || fail "client failed"
+log "other user's client during the storm: $(cat "$ISO_TMP/client2")"
+grep -q ' other 0 ' "$ISO_TMP/client2" || fail "other user's client not served during the storm: $(cat "$ISO_TMP/client2")"
+wait "${storm[@]}"
+n=$(isod_fds)
+log "isod fds after: $n"
+[ "$n" -le $((fd0 + 2)) ] || fail "isod has $n fds after the holders left, $fd0 at start"
+assert_victim_unchanged "connection flood"
+assert_serving "after the connection flood"
+echo "PASS"
