@@ -15,6 +15,7 @@
  *   hardtool race SECONDS            ask ISO for just-exited TIDs and the
  *                                    next few TIDs, which other processes
  *                                    are likely to get
+ *   hardtool wrap SECONDS            take TIDs until the counter wraps
  *
  * Results are printed as "key value" words on one line, for the shell. */
 #include <errno.h>
@@ -563,10 +564,22 @@ static void *die_at_once(void *arg)
 	return NULL;
 }
 
+static void *die_soon(void *arg)
+{
+	double end = now_s() + 0.0002 * (double)(rand() % 5);
+
+	(void)arg;
+	atomic_store(&last_tid, (int)gettid());
+	while (now_s() < end)
+		;
+	return NULL;
+}
+
 static int do_race(double seconds)
 {
 	long req = 0, ok = 0, eperm = 0, esrch = 0, eagain = 0, other = 0, foreign = 0,
-	     foreign_proc = 0;
+	     foreign_proc = 0, wraps = 0, loops = 0;
+	pid_t prev = 0;
 	double end = now_s() + seconds;
 	uid_t me = getuid();
 
@@ -574,7 +587,9 @@ static int do_race(double seconds)
 		pthread_t t;
 		pid_t base;
 
-		if (req & 1) {
+		int mode = (int)(loops++ % 3), live = 0;
+
+		if (mode == 0) {
 			pid_t c = fork();
 			if (c == 0)
 				_exit(0);
@@ -582,12 +597,24 @@ static int do_race(double seconds)
 				continue;
 			waitpid(c, NULL, 0);
 			base = c;
-		} else {
+		} else if (mode == 1) {
+			atomic_store(&last_tid, 0);
 			if (pthread_create(&t, NULL, die_at_once, NULL))
 				continue;
 			pthread_join(t, NULL);
 			base = atomic_load(&last_tid);
+		} else {
+			/* a thread of ours that exits while we ask for it */
+			atomic_store(&last_tid, 0);
+			if (pthread_create(&t, NULL, die_soon, NULL))
+				continue;
+			while (!(base = atomic_load(&last_tid)))
+				;
+			live = 1;
 		}
+		if (base < prev)
+			wraps++; /* the TID space went round: reuse from here on */
+		prev = base;
 		/* the dead one, then where the next threads of the machine
 		 * (the victim's, most likely) are being born */
 		for (int k = 0; k < 4; k++) {
@@ -604,10 +631,11 @@ static int do_race(double seconds)
 					fprintf(stderr, "race: granted thread %d of uid %u\n",
 						(int)ti.tid, (unsigned)ti.uid);
 				}
-				if (ti.pid != getpid())
+				if (ti.pid != getpid()) {
 					foreign_proc++;
-				/* give it back: never hold what we grabbed */
-				(void)iso_set_thread(base + k, ISO_SCHED_NORMAL, 0, 0, NULL);
+					/* never hold what is not ours */
+					(void)iso_set_thread(base + k, ISO_SCHED_NORMAL, 0, 0, NULL);
+				}
 			} else if (r == -EPERM) {
 				eperm++;
 			} else if (r == -ESRCH) {
@@ -618,9 +646,40 @@ static int do_race(double seconds)
 				other++;
 			}
 		}
+		if (live)
+			pthread_join(t, NULL);
 	}
-	printf("requests %ld ok %ld eperm %ld esrch %ld eagain %ld other %ld foreign_uid %ld other_process %ld\n",
-	       req, ok, eperm, esrch, eagain, other, foreign, foreign_proc);
+	printf("requests %ld ok %ld eperm %ld esrch %ld eagain %ld other %ld foreign_uid %ld other_process %ld wraps %ld\n",
+	       req, ok, eperm, esrch, eagain, other, foreign, foreign_proc, wraps);
+	return 0;
+}
+
+/* ---- wrap: run the TID counter round pid_max once (vfork + _exit) ---- */
+static int do_wrap(double seconds)
+{
+	double end = now_s() + seconds;
+	pid_t first = 0, prev = 0;
+	long n = 0;
+	int wrapped = 0;
+
+	while (now_s() < end) {
+		pid_t c = vfork();
+		if (c == 0)
+			_exit(0);
+		if (c < 0)
+			break;
+		waitpid(c, NULL, 0);
+		n++;
+		if (!first)
+			first = c;
+		if (c < prev) {
+			wrapped = 1;
+			break;
+		}
+		prev = c;
+	}
+	printf("burned %ld from %d to %d wrapped %s\n", n, (int)first, (int)prev,
+	       wrapped ? "yes" : "no");
 	return 0;
 }
 
@@ -654,6 +713,8 @@ int main(int argc, char **argv)
 	if (!strcmp(m, "churn") && (argc == 6 || argc == 7))
 		return do_churn(argv[2], atof(argv[3]), atof(argv[4]), atol(argv[5]),
 				argc == 7 ? strcmp(argv[6], "plain") != 0 : 1);
+	if (!strcmp(m, "wrap") && argc == 3)
+		return do_wrap(atof(argv[2]));
 	if (!strcmp(m, "race") && argc == 3)
 		return do_race(atof(argv[2]));
 	usage();
