@@ -124,3 +124,32 @@ kill_bg() {
 	for p in "$@"; do wait "$p" 2>/dev/null; done
 	return 0
 }
+
+# police_report TID...: how the kernel and isod see these threads now:
+# "rt_tracked N rt_untracked N other_tracked N other N gone N untracked: TIDS"
+# (tracked = listed by isoctl status --json; rt = kernel FIFO/RR).
+police_report() {
+	"$ISOCTL" status --json 2>/dev/null | python3 -c '
+import json, sys
+try:
+    tr = {t["tid"] for t in json.load(sys.stdin)["threads"]}
+except Exception:
+    tr = set()
+c = dict(rt_tracked=0, rt_untracked=0, other_tracked=0, other=0, gone=0)
+bad = []
+for a in sys.argv[1:]:
+    try:
+        s = open("/proc/%s/stat" % a).read()
+    except OSError:
+        c["gone"] += 1
+        continue
+    pol = int(s.rsplit(")", 1)[1].split()[38])
+    rt = pol in (1, 2)
+    t = int(a) in tr
+    k = ("rt_tracked" if t else "rt_untracked") if rt else ("other_tracked" if t else "other")
+    c[k] += 1
+    if rt and not t:
+        bad.append(a)
+print(" ".join("%s %d" % kv for kv in c.items()), "untracked:", " ".join(bad[:10]))
+' "$@"
+}
