@@ -8,7 +8,7 @@
  *   hardtool noread N SECONDS        send N requests, never read a reply
  *   hardtool packets                 malformed packets on fresh connections
  *   hardtool fdpass N                N valid GETs, each carrying 250 fds
- *   hardtool churn thread|fork SECONDS RATE LIFE_US [iso|plain]
+ *   hardtool churn thread|fork SECONDS RATE LIFE_US [iso|plain [HOLD_S]]
  *                                    an (ISO) spawner of short-lived
  *                                    threads/children at RATE per second;
  *                                    each newcomer checks its own policy
@@ -468,7 +468,8 @@ static void *short_thread(void *arg)
 	return NULL;
 }
 
-static int do_churn(const char *mode, double seconds, double rate, long life, int iso)
+static int do_churn(const char *mode, double seconds, double rate, long life, int iso,
+		    double hold)
 {
 	int fork_mode = !strcmp(mode, "fork");
 	double t0, end;
@@ -551,6 +552,8 @@ static int do_churn(const char *mode, double seconds, double rate, long life, in
 	printf("spawned %ld rt_seen %ld failed %ld rate %.0f spawner_rt %d\n",
 	       atomic_load(&spawned), atomic_load(&rt_seen), atomic_load(&spawn_fail),
 	       (double)atomic_load(&spawned) / seconds, self_rt());
+	if (hold > 0) /* stay, blocked, so the caller can inspect the rest */
+		usleep((useconds_t)(hold * 1e6));
 	return 0;
 }
 
@@ -686,7 +689,7 @@ static int do_wrap(double seconds)
 static void usage(void)
 {
 	fprintf(stderr, "usage: hardtool flood RATE S | client S MS | hold N S | noread N S |"
-			" packets | fdpass N | churn thread|fork S RATE LIFE_US [iso|plain] |"
+			" packets | fdpass N | churn thread|fork S RATE LIFE_US [iso|plain [HOLD]] |"
 			" race S\n");
 	exit(64);
 }
@@ -710,9 +713,10 @@ int main(int argc, char **argv)
 		return do_packets();
 	if (!strcmp(m, "fdpass") && argc == 3)
 		return do_fdpass(atoi(argv[2]));
-	if (!strcmp(m, "churn") && (argc == 6 || argc == 7))
+	if (!strcmp(m, "churn") && argc >= 6 && argc <= 8)
 		return do_churn(argv[2], atof(argv[3]), atof(argv[4]), atol(argv[5]),
-				argc == 7 ? strcmp(argv[6], "plain") != 0 : 1);
+				argc >= 7 ? strcmp(argv[6], "plain") != 0 : 1,
+				argc == 8 ? atof(argv[7]) : 0);
 	if (!strcmp(m, "wrap") && argc == 3)
 		return do_wrap(atof(argv[2]));
 	if (!strcmp(m, "race") && argc == 3)
