@@ -23,6 +23,7 @@
  *
  * Every spinner is bounded: it stops at its demotion or at a deadline,
  * RLIMIT_RTTIME, alarm(), PR_SET_PDEATHSIG, and the parent's SIGKILL. */
+#include <dirent.h>
 #include <errno.h>
 #include <math.h>
 #include <pthread.h>
@@ -77,6 +78,9 @@ struct spinner {
 	atomic_int tid;
 	int granted, demoted, failed;
 	uint64_t grant_ns, demote_ns;
+	uint64_t fifo_ns; /* the last poll that still saw SCHED_FIFO */
+	int seen_policy;  /* the kernel policy seen at the demotion */
+	int ours;         /* our isod lists the thread as demoted */
 	int last_k;
 	uint64_t *cpu; /* ISO CPU time since the grant at grid step k */
 };
@@ -124,9 +128,13 @@ static void *spinner_main(void *arg)
 	}
 	s->grant_ns = now_ns(CLOCK_MONOTONIC);
 	cpu0 = now_ns(CLOCK_THREAD_CPUTIME_ID);
-	if (kpolicy() != SCHED_FIFO) {
+	r = kpolicy();
+	if (r != SCHED_FIFO) {
+		char pol[16];
+
+		snprintf(pol, sizeof(pol), "%d", r);
 		spin_error("granted, but the kernel runs the thread as policy"
-			   " %s", kpolicy() == SCHED_OTHER ? "SCHED_OTHER" : "?");
+			   " %s", pol);
 		s->failed = 1;
 		return NULL;
 	}
@@ -144,10 +152,21 @@ static void *spinner_main(void *arg)
 		/* steps we did not see (preempted) got no CPU: fill forward */
 		while (s->last_k < k)
 			s->cpu[++s->last_k] = cpu;
-		if (g_sh->until_demoted && kpolicy() != SCHED_FIFO) {
-			s->demote_ns = now;
-			s->demoted = 1;
-			break;
+		if (g_sh->until_demoted) {
+			int pol = kpolicy();
+
+			if (pol != SCHED_FIFO) {
+				struct iso_thread_info info;
+
+				s->demote_ns = now;
+				s->demoted = 1;
+				s->seen_policy = pol;
+				/* by our isod, or by someone else? */
+				s->ours = iso_get_thread(0, &info) >= 0 &&
+					  (info.flags & ISO_THREAD_DEMOTED);
+				break;
+			}
+			s->fifo_ns = now;
 		}
 		if (now >= g_sh->stop_ns)
 			break;
@@ -238,6 +257,142 @@ static pid_t spin_start(struct spin_shared *sh, double max_s,
 	return p;
 }
 
+/* ISOBENCH_DEBUG=1: the parent follows isod's enforcer thread (the one
+ * running SCHED_FIFO) every ms — /proc schedstat: time run, time waited
+ * runnable, timeslices — and explains an outlier reaction on stderr. */
+struct enf_trace {
+	uint64_t t, run, wait, slices;
+	uint64_t spin; /* the spinners' schedstat run time, summed */
+};
+static pid_t g_spin_pid;
+static struct enf_trace *g_tr;
+static size_t g_ntr, g_captr;
+static pid_t g_enf_tid;
+
+static pid_t find_enforcer(pid_t isod)
+{
+	char path[64];
+	struct dirent *e;
+	DIR *d;
+	pid_t found = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", isod);
+	d = opendir(path);
+	if (!d)
+		return 0;
+	while ((e = readdir(d))) {
+		pid_t t = (pid_t)atoi(e->d_name);
+		int pol;
+
+		if (t <= 0)
+			continue;
+		pol = sched_getscheduler(t);
+		if (pol >= 0 && (pol & ~SCHED_RESET_ON_FORK) == SCHED_FIFO)
+			found = t;
+	}
+	closedir(d);
+	return found;
+}
+
+static void trace_poll(void)
+{
+	char path[80];
+	unsigned long long a, b, c;
+	FILE *f;
+
+	if (!g_tr || g_ntr >= g_captr || g_enf_tid <= 0)
+		return;
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/schedstat",
+		 isod_private_pid(), g_enf_tid);
+	f = fopen(path, "r");
+	if (!f)
+		return;
+	if (fscanf(f, "%llu %llu %llu", &a, &b, &c) == 3) {
+		g_tr[g_ntr].t = now_ns(CLOCK_MONOTONIC);
+		g_tr[g_ntr].run = a;
+		g_tr[g_ntr].wait = b;
+		g_tr[g_ntr].slices = c;
+		g_tr[g_ntr].spin = 0;
+		for (int i = 0; i < g_sh->n; i++) {
+			FILE *g;
+			int tid = atomic_load(&g_sh->sp[i].tid);
+
+			snprintf(path, sizeof(path), "/proc/%d/task/%d/schedstat",
+				 g_spin_pid, tid);
+			g = fopen(path, "r");
+			if (g) {
+				if (fscanf(g, "%llu", &a) == 1)
+					g_tr[g_ntr].spin += a;
+				fclose(g);
+			}
+		}
+		g_ntr++;
+	}
+	fclose(f);
+}
+
+/* the spinners' CPU time since t0 as /proc showed it at time t */
+static uint64_t trace_spin_at(uint64_t t, uint64_t base)
+{
+	uint64_t v = 0;
+
+	for (size_t i = 0; i < g_ntr && g_tr[i].t <= t; i++)
+		v = g_tr[i].spin;
+	return v > base ? v - base : 0;
+}
+
+static void trace_explain(int L, double react_ms, uint64_t from, uint64_t to)
+{
+	uint64_t gap = 0, last_t = 0, last_sl = 0, w0 = 0, w1 = 0, r0 = 0, r1 = 0;
+	bool have = false;
+
+	for (size_t i = 0; i < g_ntr; i++) {
+		struct enf_trace *x = &g_tr[i];
+
+		if (x->t < from || x->t > to)
+			continue;
+		if (!have) {
+			have = true;
+			last_t = x->t;
+			last_sl = x->slices;
+			w0 = x->wait;
+			r0 = x->run;
+		}
+		if (x->slices != last_sl) {
+			last_sl = x->slices;
+			last_t = x->t;
+		} else if (x->t - last_t > gap) {
+			gap = x->t - last_t;
+		}
+		w1 = x->wait;
+		r1 = x->run;
+	}
+	fprintf(stderr, "isobench: debug: iso_cpu %d reaction %.1f ms: enforcer"
+			" %d from 30 ms before the crossing to the demotion: longest"
+			" stretch without being scheduled %.1f ms, waited runnable"
+			" %.1f ms, ran %.3f ms\n", L, react_ms, (int)g_enf_tid,
+		(double)gap / 1e6, (double)(w1 - w0) / 1e6,
+		(double)(r1 - r0) / 1e6);
+	/* what /proc said about the spinners vs what their own clocks said */
+	if (g_ntr) {
+		uint64_t base = g_tr[0].spin, own = 0;
+		uint64_t t = from + 30000000ull;
+		int k = (int)((t - g_sh->t0_ns) / GRID_NS);
+
+		for (int i = 0; i < g_sh->n; i++) {
+			struct spinner *sp = &g_sh->sp[i];
+
+			own += sp->cpu[k < sp->last_k ? k : sp->last_k];
+		}
+		fprintf(stderr, "isobench: debug:   at the model's crossing the"
+				" spinners' own clocks say %.1f ms of CPU since"
+				" the grant, /proc schedstat %.1f ms since the"
+				" first poll (%.1f ms after t0)\n",
+			(double)own / 1e6, (double)trace_spin_at(t, base) / 1e6,
+			(double)(g_tr[0].t - g_sh->t0_ns) / 1e6);
+	}
+}
+
 static int spin_wait(pid_t p, double max_s, volatile pid_t *child_pid)
 {
 	uint64_t deadline = now_ns(CLOCK_MONOTONIC) + (uint64_t)((max_s + 5) * 1e9);
@@ -256,7 +411,12 @@ static int spin_wait(pid_t p, double max_s, volatile pid_t *child_pid)
 			status = -1;
 			break;
 		}
-		sleep_ns(5000000);
+		if (g_tr) {
+			trace_poll();
+			sleep_ns(1000000);
+		} else {
+			sleep_ns(5000000);
+		}
 	}
 	*child_pid = 0;
 	return status;
@@ -299,9 +459,10 @@ static void dist_of(double *v, int n, struct dist *d)
 
 struct level {
 	int iso_cpu;
-	int trials, demoted, failed;
+	int trials, demoted, failed, no_cross, foreign;
 	double model_cross_s; /* τ·ln(1/(1 − L/100)), at 100 % of all CPUs */
-	struct dist cross_s, react_ms, react_samples, last_ms;
+	struct dist cross_s, react_ms, react_samples, last_ms, gap_ms;
+	double *all_react; /* per trial, sorted */
 	bool share_ok;
 	double comp_pct_cpu, comp_pct_all, iso_pct_all, window_s;
 	char note[600];
@@ -353,11 +514,13 @@ static int64_t schedstat_ns(pid_t pid, pid_t tid)
 static void one_trial(const struct mode_opts *o, int ncpu, int L,
 		      struct spin_shared *sh, size_t grid, double max_s,
 		      volatile pid_t *child_pid, double *cross, double *react,
-		      double *last, int *status_out)
+		      double *last, double *gap, int *status_out)
 {
 	struct iso_tunables tun = { (unsigned)L, (unsigned)o->iso_period_s };
 	struct iso_budget b;
 	uint64_t first_grant = UINT64_MAX, first_dem = UINT64_MAX, last_dem = 0;
+	uint64_t first_fifo = 0;
+	int first_ours = 0;
 	int64_t cross_ns = -1;
 	pid_t p;
 	int st;
@@ -375,6 +538,13 @@ static void one_trial(const struct mode_opts *o, int ncpu, int L,
 	p = spin_start(sh, max_s, true, child_pid);
 	if (p < 0)
 		return;
+	if (getenv("ISOBENCH_DEBUG")) {
+		g_captr = (size_t)(max_s + 6) * 1000;
+		g_tr = g_tr ? g_tr : calloc(g_captr, sizeof(*g_tr));
+		g_ntr = 0;
+		g_enf_tid = find_enforcer(isod_private_pid());
+		g_spin_pid = p;
+	}
 	st = spin_wait(p, max_s, child_pid);
 	if (sh->error[0] || st != 0) {
 		*status_out = -2;
@@ -389,8 +559,11 @@ static void one_trial(const struct mode_opts *o, int ncpu, int L,
 			first_grant = s->grant_ns;
 		if (!s->demoted)
 			continue;
-		if (s->demote_ns < first_dem)
+		if (s->demote_ns < first_dem) {
 			first_dem = s->demote_ns;
+			first_fifo = s->fifo_ns;
+			first_ours = s->ours;
+		}
 		if (s->demote_ns > last_dem)
 			last_dem = s->demote_ns;
 	}
@@ -398,11 +571,16 @@ static void one_trial(const struct mode_opts *o, int ncpu, int L,
 		*status_out = 0; /* not demoted */
 		return;
 	}
+	if (!first_ours) {
+		*status_out = -4; /* its policy changed, but not by our isod */
+		return;
+	}
 	/* the engine's average over what the spinners really got */
 	iso_budget_init(&b);
 	{
 		int k0 = (int)((first_grant - sh->t0_ns) / GRID_NS);
 		int kmax = 0;
+		uint64_t recent[64] = { 0 };
 
 		for (int i = 0; i < ncpu; i++)
 			if (sh->sp[i].last_k > kmax)
@@ -424,18 +602,44 @@ static void one_trial(const struct mode_opts *o, int ncpu, int L,
 			iso_budget_feed(&b, &tun,
 					(int64_t)(sh->t0_ns + (uint64_t)k * GRID_NS),
 					d, (unsigned)ncpu);
+			recent[k % 64] = d;
 			if (b.usage > (double)L) {
 				cross_ns = (int64_t)(sh->t0_ns + (uint64_t)k * GRID_NS);
 				break;
 			}
 		}
+		/* demoted before the average of what we saw crossed (isod
+		 * ahead of the model: a negative reaction): go on at the rate
+		 * of the last 64 ms until it crosses */
+		if (cross_ns < 0 && kmax > k0 + 64) {
+			uint64_t d = 0;
+
+			for (int i = 0; i < 64; i++)
+				d += recent[i];
+			d /= 64;
+			for (int k = kmax + 1; k < kmax + 100000 && d; k++) {
+				iso_budget_feed(&b, &tun,
+						(int64_t)(sh->t0_ns + (uint64_t)k * GRID_NS),
+						d, (unsigned)ncpu);
+				if (b.usage > (double)L) {
+					cross_ns = (int64_t)(sh->t0_ns +
+							     (uint64_t)k * GRID_NS);
+					break;
+				}
+			}
+		}
 	}
 	if (cross_ns < 0) {
-		*status_out = -3; /* demoted before the model crossed */
+		*status_out = -3; /* no crossing: demoted for another reason */
 		cross_ns = (int64_t)first_dem;
 	}
 	*cross = (double)(cross_ns - (int64_t)first_grant) / 1e9;
 	*react = ((double)first_dem - (double)cross_ns) / 1e6;
+	/* the spinner saw FIFO last at first_fifo: a large gap means it was
+	 * not running when isod demoted it (another task had its CPU) */
+	*gap = ((double)first_dem - (double)first_fifo) / 1e6;
+	if (g_tr && (*react > 20.0 || *react < -5.0))
+		trace_explain(L, *react, (uint64_t)cross_ns - 30000000ull, first_dem);
 	*last = ((double)last_dem - (double)cross_ns) / 1e6;
 	if (*status_out == -1)
 		*status_out = 1;
@@ -567,6 +771,7 @@ int enforcement_main(const struct mode_opts *o, volatile pid_t *child_pid)
 		double *react = calloc((size_t)o->trials, sizeof(double));
 		double *last = calloc((size_t)o->trials, sizeof(double));
 		double *react_s = calloc((size_t)o->trials, sizeof(double));
+		double *gap = calloc((size_t)o->trials, sizeof(double));
 		char err[512] = "";
 		int nd = 0;
 
@@ -574,13 +779,13 @@ int enforcement_main(const struct mode_opts *o, volatile pid_t *child_pid)
 		l->iso_cpu = L;
 		l->model_cross_s = frac < 1.0 ? -o->iso_period_s * log(1.0 - frac)
 					      : INFINITY;
-		if (!sh || !cross || !react || !last || !react_s) {
+		if (!sh || !cross || !react || !last || !react_s || !gap) {
 			fprintf(stderr, "isobench: out of memory\n");
 			exit(1);
 		}
 		for (int t = 0; t < o->trials; t++) {
 			int status;
-			double c = 0, r = 0, la = 0;
+			double c = 0, r = 0, la = 0, g = 0;
 
 			if (start_isod(o, isod, L, rate_opt, err, sizeof(err)) < 0) {
 				snprintf(l->note, sizeof(l->note), "isod: %s", err);
@@ -590,7 +795,7 @@ int enforcement_main(const struct mode_opts *o, volatile pid_t *child_pid)
 			if (iso_status(&st, NULL, 0) >= 0 && st.sample_us)
 				sample_ms = st.sample_us / 1000.0;
 			one_trial(o, ncpu, L, sh, grid, max_s, child_pid, &c, &r,
-				  &la, &status);
+				  &la, &g, &status);
 			isod_stop_private();
 			l->trials++;
 			if (status == -2 || status == -1) {
@@ -602,10 +807,19 @@ int enforcement_main(const struct mode_opts *o, volatile pid_t *child_pid)
 			}
 			if (status == 0)
 				continue; /* never demoted within max_s */
+			if (status == -4) {
+				l->foreign++; /* someone else changed it */
+				continue;
+			}
+			if (status == -3) {
+				l->no_cross++; /* demoted, the model never crossed */
+				continue;
+			}
 			cross[nd] = c;
 			react[nd] = r;
 			last[nd] = la;
 			react_s[nd] = r / sample_ms;
+			gap[nd] = g;
 			nd++;
 		}
 		l->demoted = nd;
@@ -613,6 +827,8 @@ int enforcement_main(const struct mode_opts *o, volatile pid_t *child_pid)
 		dist_of(last, nd, &l->last_ms);
 		dist_of(react_s, nd, &l->react_samples);
 		dist_of(react, nd, &l->react_ms);
+		dist_of(gap, nd, &l->gap_ms);
+		l->all_react = react; /* sorted by dist_of; freed at the end */
 		if (o->window_s > 0 && !l->note[0]) {
 			if (start_isod(o, isod, L, rate_opt, err, sizeof(err)) < 0) {
 				snprintf(l->note, sizeof(l->note), "isod: %s", err);
@@ -628,9 +844,9 @@ int enforcement_main(const struct mode_opts *o, volatile pid_t *child_pid)
 			rc = 1;
 		shared_free(sh, ncpu, grid);
 		free(cross);
-		free(react);
 		free(last);
 		free(react_s);
+		free(gap);
 	}
 	sp.sched_priority = 0;
 	sched_setscheduler(0, SCHED_OTHER, &sp);
@@ -646,8 +862,9 @@ int enforcement_main(const struct mode_opts *o, volatile pid_t *child_pid)
 			struct level *l = &lv[li];
 
 			printf("%s{\"iso_cpu\":%d,\"trials\":%d,\"demoted\":%d,"
-			       "\"failed\":%d,", li ? "," : "", l->iso_cpu,
-			       l->trials, l->demoted, l->failed);
+			       "\"failed\":%d,\"no_crossing\":%d,\"foreign\":%d,",
+			       li ? "," : "", l->iso_cpu, l->trials, l->demoted,
+			       l->failed, l->no_cross, l->foreign);
 			json_num("model_crossing_s", l->model_cross_s);
 			putchar(',');
 			print_dist_json("crossing_s", &l->cross_s);
@@ -657,6 +874,12 @@ int enforcement_main(const struct mode_opts *o, volatile pid_t *child_pid)
 			print_dist_json("reaction_samples", &l->react_samples);
 			putchar(',');
 			print_dist_json("last_demotion_ms", &l->last_ms);
+			putchar(',');
+			print_dist_json("poll_gap_ms", &l->gap_ms);
+			printf(",\"reactions_ms\":[");
+			for (int i = 0; i < l->react_ms.n; i++)
+				printf("%s%.3f", i ? "," : "", l->all_react[i]);
+			putchar(']');
 			if (l->share_ok) {
 				printf(",\"share\":{");
 				json_num("window_s", l->window_s);
@@ -683,21 +906,24 @@ int enforcement_main(const struct mode_opts *o, volatile pid_t *child_pid)
 		printf("reaction = first demotion seen by a spinner - the budget"
 		       " crossing (libisocore's average of the spinners' CPU"
 		       " time)\n");
-		printf("%-7s %8s %9s %9s | %-31s | %-23s\n", "", "", "model",
-		       "measured", "reaction ms", "reaction in samples");
-		printf("%-7s %8s %9s %9s | %7s %7s %7s %7s | %5s %5s %5s %5s\n",
+		printf("%-7s %8s %9s %9s | %-31s | %-23s | %s\n", "", "", "model",
+		       "measured", "reaction ms", "reaction in samples",
+		       "poll gap");
+		printf("%-7s %8s %9s %9s | %7s %7s %7s %7s | %5s %5s %5s %5s |"
+		       " %7s\n",
 		       "iso_cpu", "demoted", "cross_s", "cross_s", "min", "p50",
-		       "p99", "max", "min", "p50", "p99", "max");
+		       "p99", "max", "min", "p50", "p99", "max", "max ms");
 		for (int li = 0; li < o->n_iso_cpu; li++) {
 			struct level *l = &lv[li];
 
 			printf("%-7d %4d/%-3d %9.3f %9.3f | %7.1f %7.1f %7.1f %7.1f |"
-			       " %5.2f %5.2f %5.2f %5.2f\n",
+			       " %5.2f %5.2f %5.2f %5.2f | %7.2f\n",
 			       l->iso_cpu, l->demoted, l->trials, l->model_cross_s,
 			       l->cross_s.p50, l->react_ms.min, l->react_ms.p50,
 			       l->react_ms.p99, l->react_ms.max,
 			       l->react_samples.min, l->react_samples.p50,
-			       l->react_samples.p99, l->react_samples.max);
+			       l->react_samples.p99, l->react_samples.max,
+			       l->gap_ms.max);
 		}
 		if (o->window_s > 0) {
 			printf("\nCPU left to a SCHED_OTHER competitor (nice 0) under"
@@ -716,6 +942,19 @@ int enforcement_main(const struct mode_opts *o, volatile pid_t *child_pid)
 			}
 		}
 		for (int li = 0; li < o->n_iso_cpu; li++)
+			if (lv[li].foreign)
+				printf("note: iso_cpu %d: %d trial%s left out: the"
+				       " spinner's policy changed but our isod did"
+				       " not demote it (another program on the"
+				       " machine)\n", lv[li].iso_cpu, lv[li].foreign,
+				       lv[li].foreign == 1 ? "" : "s");
+		for (int li = 0; li < o->n_iso_cpu; li++)
+			if (lv[li].no_cross)
+				printf("note: iso_cpu %d: %d trial%s demoted although"
+				       " the model never crossed (left out)\n",
+				       lv[li].iso_cpu, lv[li].no_cross,
+				       lv[li].no_cross == 1 ? "" : "s");
+		for (int li = 0; li < o->n_iso_cpu; li++)
 			if (lv[li].note[0])
 				printf("note: iso_cpu %d: %s\n", lv[li].iso_cpu,
 				       lv[li].note);
@@ -724,6 +963,8 @@ int enforcement_main(const struct mode_opts *o, volatile pid_t *child_pid)
 		if (lv[li].note[0] && o->json)
 			fprintf(stderr, "isobench: iso_cpu %d: %s\n",
 				lv[li].iso_cpu, lv[li].note);
+	for (int li = 0; li < o->n_iso_cpu; li++)
+		free(lv[li].all_react);
 	free(lv);
 	free(isod);
 	return rc;
