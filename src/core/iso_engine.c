@@ -11,6 +11,7 @@ int iso_engine_init(struct iso_engine *e, const struct iso_tunables *t,
 	e->tun = *t;
 	e->ncpus = ncpus;
 	e->pending_ns = 0;
+	e->carry_ns = 0;
 	iso_budget_init(&e->budget);
 	return 0;
 }
@@ -31,6 +32,8 @@ int iso_task_init(struct iso_task *task, unsigned limit)
 	task->demoted = false;
 	task->has_prev = false;
 	task->prev_cpu_ns = 0;
+	task->read_ns = 0;
+	task->skip = 0;
 	return 0;
 }
 
@@ -50,8 +53,24 @@ void iso_engine_account(struct iso_engine *e, struct iso_task *task,
 
 int iso_engine_commit(struct iso_engine *e, int64_t now_ns)
 {
-	int r = iso_budget_feed(&e->budget, &e->tun, now_ns, e->pending_ns,
-				e->ncpus);
+	uint64_t total = e->pending_ns + e->carry_ns, fed = total;
+	int r;
+
+	/* A task read late (iso_engine_due) brings the CPU time of several
+	 * steps at once; what exceeds this step's capacity is fed in the next
+	 * steps instead of being cut off by the share's cap. At most one
+	 * second of all CPUs is carried (after a gap nothing is owed). */
+	e->carry_ns = 0;
+	if (e->budget.started && now_ns > e->budget.last_ns) {
+		uint64_t cap = (uint64_t)(now_ns - e->budget.last_ns) * e->ncpus;
+		if (total > cap) {
+			fed = cap;
+			e->carry_ns = total - cap;
+			if (e->carry_ns > 1000000000ull * e->ncpus)
+				e->carry_ns = 1000000000ull * e->ncpus;
+		}
+	}
+	r = iso_budget_feed(&e->budget, &e->tun, now_ns, fed, e->ncpus);
 	e->pending_ns = 0;
 	return r;
 }
@@ -70,6 +89,32 @@ bool iso_engine_decide(const struct iso_engine *e, struct iso_task *task)
 		return false;
 	task->demoted = over;
 	return true;
+}
+
+bool iso_engine_precise(const struct iso_engine *e)
+{
+	return e->budget.refractory || e->budget.usage * 10 >= (double)e->tun.iso_cpu * 8;
+}
+
+bool iso_engine_due(const struct iso_engine *e, struct iso_task *task)
+{
+	if (task->skip == 0 || iso_engine_precise(e))
+		return true;
+	task->skip--;
+	return false;
+}
+
+void iso_engine_account_read(struct iso_engine *e, struct iso_task *task,
+			     uint64_t cpu_ns, int64_t now_ns)
+{
+	int64_t elapsed = now_ns - task->read_ns;
+	bool busy = !task->has_prev || task->read_ns == 0 || elapsed <= 0 ||
+		    cpu_ns < task->prev_cpu_ns ||
+		    (cpu_ns - task->prev_cpu_ns) * ISO_COLD_SHARE_DIV >= (uint64_t)elapsed;
+
+	task->skip = busy ? 0 : ISO_COLD_EVERY - 1;
+	task->read_ns = now_ns;
+	iso_engine_account(e, task, cpu_ns);
 }
 
 double iso_engine_usage(const struct iso_engine *e)

@@ -26,6 +26,8 @@ struct iso_task {
 	bool demoted;         /* decision: runs SCHED_OTHER now */
 	bool has_prev;        /* prev_cpu_ns valid */
 	uint64_t prev_cpu_ns; /* cumulative CPU time at the previous sample */
+	int64_t read_ns;      /* when it was taken (iso_engine_account_read) */
+	unsigned skip;        /* steps to pass before the next read */
 };
 
 struct iso_engine {
@@ -33,6 +35,8 @@ struct iso_engine {
 	struct iso_budget budget;
 	unsigned ncpus;
 	uint64_t pending_ns; /* ISO CPU time accounted in this step */
+	uint64_t carry_ns;   /* accounted but beyond what the CPUs could do in
+			      * the last step: a late read's lump, fed next */
 };
 
 int iso_engine_init(struct iso_engine *e, const struct iso_tunables *t,
@@ -51,6 +55,28 @@ void iso_engine_account(struct iso_engine *e, struct iso_task *task,
 int iso_engine_commit(struct iso_engine *e, int64_t now_ns);
 /* Updates task->demoted; returns true when it changed. */
 bool iso_engine_decide(const struct iso_engine *e, struct iso_task *task);
+
+/* Sampling schedule. Reading a thread's CPU time costs isod ~2 us (a
+ * /proc read), so with hundreds of threads it must not read every thread
+ * every step. It need not either: the budget is an average over seconds
+ * and the CPU time is cumulative, so a thread read late is accounted late,
+ * never lost. A task is read every step while busy (at least
+ * 1/ISO_COLD_SHARE_DIV of a CPU since its previous read) and every
+ * ISO_COLD_EVERY-th step while not — except near the budget (80 % of
+ * iso_cpu, or refractory), where every task is read every step, so the
+ * crossing is seen as exactly as with full sampling.
+ *
+ *     for each task: if (iso_engine_due(e, task))
+ *                        iso_engine_account_read(e, task, cpu_ns, now_ns);
+ */
+#define ISO_COLD_EVERY 8
+#define ISO_COLD_SHARE_DIV 8
+bool iso_engine_precise(const struct iso_engine *e);
+/* Should task be read in this step? (Counts down its skip if not.) */
+bool iso_engine_due(const struct iso_engine *e, struct iso_task *task);
+/* iso_engine_account for a read taken at now_ns, planning the next one. */
+void iso_engine_account_read(struct iso_engine *e, struct iso_task *task,
+			     uint64_t cpu_ns, int64_t now_ns);
 
 double iso_engine_usage(const struct iso_engine *e);
 bool iso_engine_refractory(const struct iso_engine *e);

@@ -126,11 +126,10 @@ int isod_grant(struct isod *d, const struct grant *g, struct tracked **out)
 		 (int)e->tid, (int)e->pid, (unsigned)e->uid,
 		 iso_policy_name(e->policy), e->prio, e->kprio,
 		 e->core.demoted ? ", demoted while over budget" : "");
-	/* on disk before the client hears of it: a daemon killed from here on
-	 * still finds this thread when it restarts */
-	r = statefile_write(d);
-	if (r < 0)
-		log_warning_errno(r, "cannot write state file %s", d->cfg.state_path);
+	/* The server writes the state file before it sends the reply (group
+	 * commit, server.c): a daemon killed once the client has heard of the
+	 * grant still finds this thread when it restarts. */
+	atomic_store(&d->state_dirty, true);
 	if (out)
 		*out = e;
 	return 0;
@@ -158,7 +157,7 @@ void isod_enforce_step(struct isod *d, int64_t now_ns)
 
 	iso_engine_begin(&d->engine);
 	for (size_t i = 0; i < d->tasks.end; i++) {
-		if (!t[i].used)
+		if (!t[i].used || !iso_engine_due(&d->engine, &t[i].core))
 			continue;
 		if (tasks_sample(&t[i]) < 0) {
 			log_debug("thread %d exited", (int)t[i].tid);
@@ -166,7 +165,7 @@ void isod_enforce_step(struct isod *d, int64_t now_ns)
 			atomic_store(&d->state_dirty, true);
 			continue;
 		}
-		iso_engine_account(&d->engine, &t[i].core, t[i].cpu_ns);
+		iso_engine_account_read(&d->engine, &t[i].core, t[i].cpu_ns, now_ns);
 	}
 	iso_engine_commit(&d->engine, now_ns);
 	for (size_t i = 0; i < d->tasks.end; i++) {

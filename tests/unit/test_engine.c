@@ -36,6 +36,8 @@ struct sim {
 	uint64_t iso_ns;    /* CPU time used while ISO, for share checks */
 	int transitions;    /* state changes of task 0 */
 	int64_t first_demotion, first_restore;
+	bool scheduled;     /* read tasks as isod does (iso_engine_due) */
+	uint64_t reads;     /* task reads made */
 };
 
 static void sim_init(struct sim *s, const struct iso_tunables *tun,
@@ -49,13 +51,22 @@ static void sim_init(struct sim *s, const struct iso_tunables *tun,
 	s->iso_ns = 0;
 	s->transitions = 0;
 	s->first_demotion = s->first_restore = -1;
+	s->scheduled = false;
+	s->reads = 0;
 }
 
 static void sim_sample(struct sim *s)
 {
 	iso_engine_begin(&s->e);
-	for (size_t i = 0; i < s->n; i++)
-		iso_engine_account(&s->e, &s->tasks[i].t, s->tasks[i].cpu_ns);
+	for (size_t i = 0; i < s->n; i++) {
+		struct simtask *t = &s->tasks[i];
+		if (!s->scheduled) {
+			iso_engine_account(&s->e, &t->t, t->cpu_ns);
+		} else if (iso_engine_due(&s->e, &t->t)) {
+			iso_engine_account_read(&s->e, &t->t, t->cpu_ns, s->now);
+			s->reads++;
+		}
+	}
 	assert_int_equal(iso_engine_commit(&s->e, s->now), 0);
 	for (size_t i = 0; i < s->n; i++) {
 		if (!iso_engine_decide(&s->e, &s->tasks[i].t) || i)
@@ -370,6 +381,86 @@ static void test_interval_independent(void **state)
 	assert_true(fabs(a.demoted_fraction - c.demoted_fraction) < 0.05);
 }
 
+/* ---- the sampling schedule ------------------------------------------- */
+
+static void test_schedule_rules(void **state)
+{
+	struct iso_engine e;
+	struct iso_task t;
+	int64_t now = 1 * SEC;
+
+	(void)state;
+	assert_int_equal(iso_engine_init(&e, &defaults, 2), 0);
+	assert_int_equal(iso_task_init(&t, 0), 0);
+	/* a new task is read at once, and again while it has no history */
+	assert_true(iso_engine_due(&e, &t));
+	iso_engine_account_read(&e, &t, 0, now);
+	assert_true(iso_engine_due(&e, &t));
+	/* 1 % of a CPU over 10 ms: idle, so 7 steps are passed over */
+	now += 10 * MS;
+	iso_engine_account_read(&e, &t, 100000, now);
+	for (int i = 0; i < ISO_COLD_EVERY - 1; i++)
+		assert_false(iso_engine_due(&e, &t));
+	assert_true(iso_engine_due(&e, &t));
+	/* busy: a CPU's 1/8 over 80 ms and more is read every step */
+	now += 80 * MS;
+	iso_engine_account_read(&e, &t, 100000 + 10 * MS, now);
+	assert_true(iso_engine_due(&e, &t));
+	/* near the budget every task is read every step */
+	now += 10 * MS;
+	iso_engine_account_read(&e, &t, 100000 + 10 * MS, now);
+	e.budget.usage = ISO_CPU_DEFAULT * 0.8;
+	assert_true(iso_engine_due(&e, &t));
+	e.budget.usage = ISO_CPU_DEFAULT * 0.79;
+	assert_false(iso_engine_due(&e, &t));
+	e.budget.refractory = true;
+	assert_true(iso_engine_due(&e, &t));
+}
+
+/* 256 tasks as isod reads them: 255 audio-like at 0.3 % of a CPU each and a
+ * runaway from t = 2 s (88 % of 2 CPUs). Idle tasks' CPU time is
+ * accounted up to one cold interval (8 samples) late, so the first
+ * demotion moves by at most that — with a fraction of the reads. */
+static struct run_result run_crowd(bool scheduled, uint64_t *reads_quiet)
+{
+	static struct simtask task[256];
+	struct sim s;
+	struct run_result r;
+
+	spinners(task, 256, 0.003);
+	task[0].demand = 0.0;
+	sim_init(&s, &defaults, 2, task, 256);
+	s.scheduled = scheduled;
+	sim_run(&s, 2 * SEC, 10 * MS, 0);
+	*reads_quiet = s.reads;
+	task[0].demand = 1.0;
+	sim_run(&s, 30 * SEC, 10 * MS, 0);
+	r.first_demotion = s.first_demotion;
+	r.first_restore = s.first_restore;
+	r.transitions = s.transitions;
+	r.demoted_fraction = 0;
+	return r;
+}
+
+static void test_schedule_keeps_decisions(void **state)
+{
+	uint64_t quiet_full, quiet_sched;
+	struct run_result full = run_crowd(false, &quiet_full);
+	struct run_result sched = run_crowd(true, &quiet_sched);
+
+	(void)state;
+	print_message("256 tasks: first demotion %.3f s (all read) vs %.3f s (scheduled); "
+		      "reads in the quiet 2 s: %llu of %d\n",
+		      full.first_demotion / 1e9, sched.first_demotion / 1e9,
+		      (unsigned long long)quiet_sched, 256 * 200);
+	assert_true(full.first_demotion > 2 * SEC);
+	assert_true(llabs(full.first_demotion - sched.first_demotion) <= ISO_COLD_EVERY * 10 * MS);
+	assert_true(llabs(full.first_restore - sched.first_restore) <= 2 * ISO_COLD_EVERY * 10 * MS);
+	assert_true(abs(full.transitions - sched.transitions) <= 2);
+	/* idle tasks are read every 8th step: well under a quarter of the reads */
+	assert_true(quiet_sched * 4 < 256 * 200);
+}
+
 /* ---- long gaps never demote ------------------------------------------- */
 
 static void test_long_gap_no_false_demotion(void **state)
@@ -456,6 +547,8 @@ int main(void)
 		cmocka_unit_test(test_demoted_time_not_counted),
 		cmocka_unit_test(test_interval_independent),
 		cmocka_unit_test(test_long_gap_no_false_demotion),
+		cmocka_unit_test(test_schedule_rules),
+		cmocka_unit_test(test_schedule_keeps_decisions),
 		cmocka_unit_test(test_graceful_degradation),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
