@@ -94,13 +94,6 @@ static void tick(struct isod *d)
 			pthread_mutex_unlock(&d->lock);
 		}
 	}
-	if (!atomic_exchange(&d->state_dirty, false))
-		return;
-	pthread_mutex_lock(&d->lock);
-	int r = statefile_write(d);
-	pthread_mutex_unlock(&d->lock);
-	if (r < 0)
-		log_warning_errno(r, "cannot write state file %s", d->cfg.state_path);
 }
 
 static int parse_args(int argc, char **argv, struct config_source *src)

@@ -18,6 +18,7 @@
 #include "handler.h"
 #include "log.h"
 #include "ratelimit.h"
+#include "statefile.h"
 
 static int mkdir_parent(const char *path)
 {
@@ -56,7 +57,7 @@ int server_listen(const char *path)
 	/* Anyone may connect; who may do what is decided per request from
 	 * SO_PEERCRED (and allow_users/allow_groups). */
 	(void)chmod(path, 0666);
-	if (listen(fd, 64) < 0) {
+	if (listen(fd, SOMAXCONN) < 0) {
 		r = -errno;
 		close(fd);
 		return r;
@@ -64,10 +65,16 @@ int server_listen(const char *path)
 	return fd;
 }
 
+/* A successful SET's reply waits until the state file records the grant
+ * (written once per loop round for all of them: group commit). */
+#define HELD_MAX 512
+
 struct conn {
 	int fd;
 	struct peer peer;
 	uint64_t born;
+	size_t held_len;
+	unsigned char held[HELD_MAX];
 };
 
 static void drop(int ep, struct conn *c)
@@ -75,15 +82,70 @@ static void drop(int ep, struct conn *c)
 	epoll_ctl(ep, EPOLL_CTL_DEL, c->fd, NULL);
 	close(c->fd);
 	c->fd = -1;
+	c->held_len = 0;
 }
 
-static void accept_one(int ep, int lfd, struct conn *conns, uint64_t *clock)
+static void send_reply(int ep, struct conn *c, const void *buf, size_t len)
+{
+	if (send(c->fd, buf, len, MSG_DONTWAIT | MSG_NOSIGNAL) != (ssize_t)len)
+		drop(ep, c); /* a client that does not read loses its connection */
+}
+
+static void flush_one(int ep, struct conn *c)
+{
+	size_t len = c->held_len;
+
+	c->held_len = 0;
+	if (c->fd >= 0 && len)
+		send_reply(ep, c, c->held, len);
+}
+
+/* Write the state file if anything changed; then held replies may go. */
+static void sync_state(struct isod *d)
+{
+	int r;
+
+	if (!atomic_exchange(&d->state_dirty, false))
+		return;
+	pthread_mutex_lock(&d->lock);
+	r = statefile_write(d);
+	pthread_mutex_unlock(&d->lock);
+	if (r < 0)
+		log_warning_errno(r, "cannot write state file %s", d->cfg.state_path);
+}
+
+static void serve_one(struct isod *d, int ep, struct conn *c, struct ratelimit *rl);
+
+/* The slot for a new connection: a free one, else one taken from the user
+ * holding the most connections (their oldest), so that a user hoarding
+ * connections loses its own, not other users'. */
+static size_t pick_slot(const struct conn *conns)
+{
+	size_t victim = 0, most = 0;
+
+	for (size_t i = 0; i < SERVER_MAX_CONN; i++) {
+		size_t same = 0;
+
+		if (conns[i].fd < 0)
+			return i;
+		for (size_t j = 0; j < SERVER_MAX_CONN; j++)
+			same += conns[j].peer.uid == conns[i].peer.uid;
+		if (same > most || (same == most && conns[i].born < conns[victim].born)) {
+			most = same;
+			victim = i;
+		}
+	}
+	return victim;
+}
+
+static void accept_one(struct isod *d, int ep, int lfd, struct conn *conns,
+		       uint64_t *clock, struct ratelimit *rl)
 {
 	struct ucred cred;
 	socklen_t len = sizeof(cred);
 	struct epoll_event ev = { .events = EPOLLIN };
 	int fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
-	size_t slot = 0;
+	size_t slot;
 
 	if (fd < 0)
 		return;
@@ -91,18 +153,19 @@ static void accept_one(int ep, int lfd, struct conn *conns, uint64_t *clock)
 		close(fd);
 		return;
 	}
-	/* a free slot, else the oldest connection makes room */
-	for (size_t i = 0; i < SERVER_MAX_CONN; i++) {
-		if (conns[i].fd < 0) {
-			slot = i;
-			break;
-		}
-		if (conns[i].born < conns[slot].born)
-			slot = i;
-	}
+	slot = pick_slot(conns);
 	if (conns[slot].fd >= 0) {
-		log_debug("too many connections; dropping the oldest");
-		drop(ep, &conns[slot]);
+		log_debug("too many connections; dropping the oldest of uid %u",
+			  (unsigned)conns[slot].peer.uid);
+		/* a request already sent on it is still answered */
+		if (!conns[slot].held_len)
+			serve_one(d, ep, &conns[slot], rl);
+		if (conns[slot].held_len) {
+			sync_state(d);
+			flush_one(ep, &conns[slot]);
+		}
+		if (conns[slot].fd >= 0)
+			drop(ep, &conns[slot]);
 	}
 	conns[slot].fd = fd;
 	conns[slot].peer.pid = cred.pid;
@@ -155,8 +218,17 @@ static void serve_one(struct isod *d, int ep, struct conn *c, struct ratelimit *
 		handle_request(d, &c->peer, &req, &rep, threads);
 	}
 	len = iso_proto_encode_reply(&rep, buf, sizeof(buf));
-	if (len < 0 || send(c->fd, buf, (size_t)len, MSG_DONTWAIT | MSG_NOSIGNAL) != len)
-		drop(ep, c); /* a client that does not read loses its connection */
+	if (len < 0) {
+		drop(ep, c);
+	} else if (atomic_load(&d->state_dirty) && (size_t)len <= HELD_MAX) {
+		/* it may be a grant: answer once it is recorded (sync_state) */
+		memcpy(c->held, buf, (size_t)len);
+		c->held_len = (size_t)len;
+	} else {
+		if (atomic_load(&d->state_dirty))
+			sync_state(d);
+		send_reply(ep, c, buf, (size_t)len);
+	}
 }
 
 int server_run(struct isod *d, int lfd, int sigfd, int forkfd,
@@ -164,7 +236,7 @@ int server_run(struct isod *d, int lfd, int sigfd, int forkfd,
 {
 	static struct conn conns[SERVER_MAX_CONN];
 	static struct ratelimit rl;
-	struct epoll_event ev = { .events = EPOLLIN }, evs[16];
+	struct epoll_event ev = { .events = EPOLLIN }, evs[64];
 	uint64_t clock = 0;
 	int ep = epoll_create1(EPOLL_CLOEXEC);
 
@@ -182,12 +254,12 @@ int server_run(struct isod *d, int lfd, int sigfd, int forkfd,
 		epoll_ctl(ep, EPOLL_CTL_ADD, forkfd, &ev);
 	}
 	while (!atomic_load(&d->stop)) {
-		int n = epoll_wait(ep, evs, 16, 100);
+		int n = epoll_wait(ep, evs, 64, 100);
 
 		for (int i = 0; i < n; i++) {
 			uint64_t k = evs[i].data.u64;
 			if (k == UINT64_MAX) {
-				accept_one(ep, lfd, conns, &clock);
+				accept_one(d, ep, lfd, conns, &clock, &rl);
 			} else if (k == UINT64_MAX - 1) {
 				struct signalfd_siginfo si;
 				if (read(sigfd, &si, sizeof(si)) == sizeof(si)) {
@@ -203,11 +275,14 @@ int server_run(struct isod *d, int lfd, int sigfd, int forkfd,
 			} else if (k < SERVER_MAX_CONN && conns[k].fd >= 0) {
 				if (evs[i].events & (EPOLLHUP | EPOLLERR) && !(evs[i].events & EPOLLIN))
 					drop(ep, &conns[k]);
-				else
+				else if (!conns[k].held_len) /* else: next round, in order */
 					serve_one(d, ep, &conns[k], &rl);
 			}
 		}
 		tick(d);
+		sync_state(d);
+		for (size_t i = 0; i < SERVER_MAX_CONN; i++)
+			flush_one(ep, &conns[i]);
 		/* the configuration changes only in tick(), on this thread */
 		if (rl.rate != d->cfg.rate_limit || rl.burst != d->cfg.rate_burst)
 			ratelimit_configure(&rl, d->cfg.rate_limit, d->cfg.rate_burst);

@@ -12,7 +12,8 @@
 
 int server_listen(const char *path);
 /* Serve until d->stop or a signal on sigfd; tick() is called about every
- * 100 ms (state file upkeep). */
+ * 100 ms (configuration reload). The state file is rewritten after every
+ * round of requests that changed it, before their replies go out. */
 /* forkfd: the process connector (-1: none). */
 int server_run(struct isod *d, int listen_fd, int sigfd, int forkfd,
 	       void (*tick)(struct isod *d));
