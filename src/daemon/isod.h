@@ -27,7 +27,7 @@ struct isod {
 	atomic_bool reload;        /* SIGHUP seen: rebuild the configuration */
 	const struct config_source *src;
 	uint64_t samples;          /* enforcer steps done */
-	uint64_t sample_ns_total;  /* time spent in them */
+	uint64_t sample_ns_total;  /* CPU time spent in them */
 };
 
 /* A grant request after authorization: ids are isod's own. */
