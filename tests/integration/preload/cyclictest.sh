@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# cyclictest -p 80 -t 2 as nobody with the shim: it runs, its two
+# cyclictest -p 80 -t 2 (5 s) as nobody with the shim: it runs, its two
 # measuring threads are ISO (kernel FIFO in the band, listed by isod) and it
 # reports latencies.
 source "$SRC_ROOT/tests/integration/lib.sh"
@@ -8,7 +8,7 @@ command -v cyclictest >/dev/null || skip "no cyclictest (apt-get install rt-test
 start_isod
 read_band
 out=$ISO_TMP/cyclictest.out
-with_shim cyclictest -p 80 -t 2 -l 1000 -q >"$out" 2>&1 &
+with_shim cyclictest -p 80 -t 2 -l 5000 -q >"$out" 2>&1 &
 p=$!
 ISO_CHILDREN+=($p)
 tids=
