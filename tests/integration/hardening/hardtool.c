@@ -16,6 +16,8 @@
  *                                    next few TIDs, which other processes
  *                                    are likely to get
  *   hardtool wrap SECONDS            take TIDs until the counter wraps
+ *   hardtool peerpid REUSE NUID NGID DUID DGID GID   (root) a connection
+ *                                    whose SO_PEERCRED pid is reused
  *
  * Results are printed as "key value" words on one line, for the shell. */
 #include <errno.h>
@@ -686,6 +688,159 @@ static int do_wrap(double seconds)
 	return 0;
 }
 
+/* ---- peerpid: SO_PEERCRED's pid outlives its process ----------------- */
+/* Run as root. A (uid/gid nobody, no groups) connects to isod and forks B,
+ * which inherits the connection; A exits. With reuse=1 the TID counter is
+ * driven round until A's pid is handed to C: a process of uid/gid daemon
+ * with the supplementary group GID. Then B asks, on A's connection, for
+ * ISO for its own thread. isod authenticated the connection as A's
+ * (SO_PEERCRED: uid nobody, pid A) and reads the groups for allow_groups
+ * from /proc/PEER_PID/status at request time. Prints the outcome. */
+#include <grp.h>
+static int drop_to(uid_t uid, gid_t gid, const gid_t *groups, size_t n)
+{
+	if (setgroups(n, groups) < 0 || setgid(gid) < 0 || setuid(uid) < 0)
+		return -1;
+	return 0;
+}
+
+/* Are all pids in (lo, hi) in use? Then the next new task gets hi. */
+static int all_taken(pid_t lo, pid_t hi)
+{
+	for (pid_t p = lo + 1; p < hi; p++)
+		if (kill(p, 0) < 0 && errno == ESRCH)
+			return 0;
+	return 1;
+}
+
+/* Take one TID: a child that exits at once. Returns its pid. */
+static __attribute__((noinline)) pid_t take_pid(void)
+{
+	pid_t v = vfork();
+
+	if (v == 0)
+		_exit(0);
+	if (v > 0)
+		waitpid(v, NULL, 0);
+	return v;
+}
+
+static int do_peerpid(int reuse, uid_t nuid, gid_t ngid, uid_t duid, gid_t dgid, gid_t grp)
+{
+	int go[2], res[2], fd = -1;
+	pid_t a, c = -1, apid;
+	int32_t out[3] = { 1, 0, 0 }; /* err, rt before, rt after */
+
+	if (pipe(go) < 0 || pipe(res) < 0)
+		return 1;
+	a = fork();
+	if (a == 0) {
+		if (drop_to(nuid, ngid, NULL, 0) < 0)
+			_exit(1);
+		/* reuse 2: the control, without the connection */
+		fd = reuse == 2 ? -1 : connect_raw(3000);
+		if (fd < 0 && reuse != 2)
+			_exit(1);
+		if (fork() == 0) { /* B */
+			unsigned char buf[64];
+			struct iso_req q;
+			char ch;
+			int len;
+
+			close(go[1]);
+			close(res[0]);
+			alarm(20);
+			if (read(go[0], &ch, 1) != 1)
+				_exit(1);
+			memset(&q, 0, sizeof(q));
+			q.type = ISO_MSG_SET;
+			q.seq = 1;
+			q.u.set.tid = gettid();
+			q.u.set.policy = ISO_SCHED_RR;
+			q.u.set.prio = 10;
+			len = iso_proto_encode_req(&q, buf, sizeof(buf));
+			out[1] = self_rt();
+			if (send(fd, buf, (size_t)len, MSG_NOSIGNAL) == len)
+				out[0] = read_reply(fd, NULL, 0);
+			out[2] = self_rt();
+			if (write(res[1], out, sizeof(out)) != sizeof(out))
+				_exit(1);
+			if (out[0] == 0) { /* give it back */
+				q.u.set.policy = ISO_SCHED_NORMAL;
+				q.u.set.prio = 0;
+				q.seq = 2;
+				len = iso_proto_encode_req(&q, buf, sizeof(buf));
+				if (send(fd, buf, (size_t)len, MSG_NOSIGNAL) == len)
+					(void)read_reply(fd, NULL, 0);
+			}
+			_exit(0);
+		}
+		_exit(0); /* A: gone, its pid free */
+	}
+	close(go[0]);
+	close(res[1]);
+	if (a < 0 || waitpid(a, NULL, 0) != a)
+		return 1;
+	apid = a;
+	if (reuse) {
+		double end = now_s() + 15;
+		for (int tries = 0; tries < 8 && now_s() < end; tries++) {
+			pid_t v;
+			FILE *f = fopen("/proc/sys/kernel/ns_last_pid", "w");
+
+			/* set the PID cursor just below A's pid (root: the
+			 * checkpoint/restore knob; it only chooses which free
+			 * number the next task gets), else walk it there */
+			if (f && fprintf(f, "%d", (int)apid - 1) > 0 && fclose(f) == 0) {
+				f = NULL;
+			} else {
+				if (f)
+					fclose(f);
+				while (now_s() < end) {
+					v = take_pid();
+					if (v < 0)
+						break;
+					if (v >= apid - 8 && v < apid) {
+						while (v >= 0 && v < apid - 1 && !all_taken(v, apid))
+							v = take_pid();
+						break;
+					}
+				}
+			}
+			c = fork();
+			if (c == 0) {
+				gid_t g[1] = { grp };
+				if (drop_to(duid, dgid, g, 1) < 0)
+					_exit(1);
+				sleep(10);
+				_exit(0);
+			}
+			if (c == apid)
+				break;
+			fprintf(stderr, "peerpid: try %d: got pid %d, want %d\n", tries, (int)c, (int)apid);
+			kill(c, SIGKILL);
+			waitpid(c, NULL, 0);
+			c = -1;
+		}
+		if (c != apid) {
+			printf("peerpid reuse no (could not get pid %d again)\n", (int)apid);
+			(void)!write(go[1], "g", 1);
+			return 0;
+		}
+		usleep(100000); /* C has dropped to daemon with the group */
+	}
+	(void)!write(go[1], "g", 1);
+	if (read(res[0], out, sizeof(out)) != sizeof(out))
+		out[0] = 99;
+	printf("peerpid reuse %s pid %d err %d rt_before %d rt_during %d\n",
+	       reuse ? "yes" : "none", (int)apid, out[0], out[1], out[2]);
+	if (c > 0) {
+		kill(c, SIGKILL);
+		waitpid(c, NULL, 0);
+	}
+	return 0;
+}
+
 static void usage(void)
 {
 	fprintf(stderr, "usage: hardtool flood RATE S | client S MS | hold N S | noread N S |"
@@ -717,6 +872,9 @@ int main(int argc, char **argv)
 		return do_churn(argv[2], atof(argv[3]), atof(argv[4]), atol(argv[5]),
 				argc >= 7 ? strcmp(argv[6], "plain") != 0 : 1,
 				argc == 8 ? atof(argv[7]) : 0);
+	if (!strcmp(m, "peerpid") && argc == 8)
+		return do_peerpid(atoi(argv[2]), (uid_t)atoi(argv[3]), (gid_t)atoi(argv[4]),
+				  (uid_t)atoi(argv[5]), (gid_t)atoi(argv[6]), (gid_t)atoi(argv[7]));
 	if (!strcmp(m, "wrap") && argc == 3)
 		return do_wrap(atof(argv[2]));
 	if (!strcmp(m, "race") && argc == 3)
