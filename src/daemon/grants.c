@@ -3,6 +3,7 @@
 #include "isod.h"
 
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -27,6 +28,13 @@ int isod_init(struct isod *d, const struct isod_config *cfg)
 	r = tasks_init(&d->tasks, cfg->max_threads);
 	if (r < 0)
 		return r;
+	/* one line per thread at most 60 bytes, plus the header */
+	d->state_cap = ((size_t)cfg->max_threads + 2) * 64;
+	d->state_buf = malloc(d->state_cap);
+	if (!d->state_buf) {
+		tasks_free(&d->tasks);
+		return -ENOMEM;
+	}
 	pthread_mutexattr_init(&ma);
 	pthread_mutexattr_setprotocol(&ma, PTHREAD_PRIO_INHERIT);
 	r = -pthread_mutex_init(&d->lock, &ma);
@@ -37,6 +45,7 @@ int isod_init(struct isod *d, const struct isod_config *cfg)
 void isod_destroy(struct isod *d)
 {
 	tasks_free(&d->tasks);
+	free(d->state_buf);
 	pthread_mutex_destroy(&d->lock);
 }
 
@@ -133,6 +142,28 @@ int isod_grant(struct isod *d, const struct grant *g, struct tracked **out)
 	if (out)
 		*out = e;
 	return 0;
+}
+
+int isod_recorded(struct isod *d, bool ok)
+{
+	int n = 0;
+
+	for (size_t i = 0; i < d->tasks.end; i++) {
+		struct tracked *e = &d->tasks.t[i];
+
+		if (!e->used || e->recorded)
+			continue;
+		if (ok) {
+			e->recorded = true;
+			continue;
+		}
+		log_error("thread %d: grant undone, it could not be recorded", (int)e->tid);
+		if (tasks_alive(e))
+			(void)actuator_demote(e->tid);
+		tasks_remove(&d->tasks, e);
+		n++;
+	}
+	return n;
 }
 
 int isod_release(struct isod *d, pid_t tid)

@@ -261,6 +261,14 @@ void handle_rate_limited(const struct iso_req *req, struct iso_reply *rep)
 	refuse(rep, -EAGAIN, "rate limited: too many requests from this user; try again later");
 }
 
+void handle_unrecorded(uint16_t type, uint32_t seq, struct iso_reply *rep)
+{
+	memset(rep, 0, sizeof(*rep));
+	rep->type = type;
+	rep->seq = seq;
+	refuse(rep, -EIO, "isod cannot record the grant (state file); thread left SCHED_OTHER");
+}
+
 void handle_bad_message(int err, uint16_t type, uint32_t seq, struct iso_reply *rep)
 {
 	memset(rep, 0, sizeof(*rep));

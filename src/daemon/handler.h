@@ -23,6 +23,9 @@ void handle_request(struct isod *d, const struct peer *peer,
 		    struct iso_thread_info *threads);
 /* The refusal for a user over its request rate (EAGAIN). */
 void handle_rate_limited(const struct iso_req *req, struct iso_reply *rep);
+/* For a grant undone because the state file could not be written (EIO).
+ * type is the reply's type. */
+void handle_unrecorded(uint16_t type, uint32_t seq, struct iso_reply *rep);
 /* For bytes that did not decode: an error reply naming why. */
 void handle_bad_message(int err, uint16_t type, uint32_t seq, struct iso_reply *rep);
 

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <unistd.h>
 
@@ -52,9 +53,9 @@ static void usage(FILE *f)
 "      --rate-burst N         requests a user may make at once (default 400)\n"
 "      --allow-users LIST     only these users (names or uids, comma-separated)\n"
 "      --allow-groups LIST    only members of these groups (e.g. audio)\n"
-"      --sweep-orphans yes|no at start-up without a state file, demote band\n"
-"                             threads of users that look like lost grants\n"
-"                             (default yes)\n"
+"      --sweep-orphans yes|no at start-up, demote band threads of users that\n"
+"                             look like isod grants the state file does not\n"
+"                             list (default yes)\n"
 "      --log-level LEVEL      error, warning, info (default) or debug\n"
 "      --syslog               log to syslog instead of stderr\n"
 "      --dry-run              decide and log, but change no thread\n"
@@ -94,6 +95,29 @@ static void tick(struct isod *d)
 			pthread_mutex_unlock(&d->lock);
 		}
 	}
+}
+
+/* Each tracked thread holds two fds (pidfd, schedstat) and each client one:
+ * take the hard limit (systemd's default soft limit is 1024), and say so
+ * if even that cannot hold max_threads. */
+static void raise_fd_limit(const struct isod_config *c)
+{
+	rlim_t need = (rlim_t)c->max_threads * 2 + SERVER_MAX_CONN + 64;
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) < 0)
+		return;
+	if (rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		(void)setrlimit(RLIMIT_NOFILE, &rl);
+		(void)getrlimit(RLIMIT_NOFILE, &rl);
+	}
+	if (rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < need)
+		log_warning("open file limit %llu is below the %llu that max_threads %u needs; grants past about %llu threads will fail with EAGAIN",
+			    (unsigned long long)rl.rlim_cur, (unsigned long long)need,
+			    c->max_threads,
+			    (unsigned long long)(rl.rlim_cur > SERVER_MAX_CONN + 64
+						 ? (rl.rlim_cur - SERVER_MAX_CONN - 64) / 2 : 0));
 }
 
 static int parse_args(int argc, char **argv, struct config_source *src)
@@ -168,6 +192,7 @@ int main(int argc, char **argv)
 		return 1;
 	log_setup(cfg.log_level, cfg.use_syslog);
 	actuator_set_dry_run(cfg.dry_run);
+	raise_fd_limit(&cfg);
 	/* no page faults in the enforcer's path */
 	if (mlockall(MCL_CURRENT | MCL_FUTURE) < 0)
 		log_debug("mlockall failed; continuing");
@@ -191,10 +216,12 @@ int main(int argc, char **argv)
 	}
 	pthread_mutex_lock(&d.lock);
 	r = statefile_recover(&d);
-	if ((r == -ENOENT || r == -EBADMSG) && cfg.sweep_orphans && !cfg.dry_run)
-		(void)sweep_orphans(&d);
-	else if (r < 0 && r != -ENOENT)
+	if (r < 0 && r != -ENOENT && r != -EBADMSG)
 		log_warning_errno(r, "cannot read state file %s", cfg.state_path);
+	/* whatever the record said: band threads it did not account for are
+	 * lost grants (a missing, damaged or stale file) */
+	if (cfg.sweep_orphans && !cfg.dry_run)
+		(void)sweep_orphans(&d);
 	pthread_mutex_unlock(&d.lock);
 	atomic_store(&d.state_dirty, true);
 	if (enforcer_start(&d, &enf) < 0)

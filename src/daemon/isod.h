@@ -26,6 +26,8 @@ struct isod {
 	atomic_bool state_dirty;   /* state file needs rewriting */
 	atomic_bool reload;        /* SIGHUP seen: rebuild the configuration */
 	const struct config_source *src;
+	char *state_buf;           /* the state file's text (statefile_snapshot) */
+	size_t state_cap, state_len;
 	uint64_t samples;          /* enforcer steps done */
 	uint64_t sample_ns_total;  /* CPU time spent in them */
 };
@@ -50,6 +52,11 @@ void isod_reconfigure(struct isod *d, const struct isod_config *cfg);
 /* Caller holds d->lock for all below. */
 int isod_grant(struct isod *d, const struct grant *g, struct tracked **out);
 int isod_release(struct isod *d, pid_t tid);
+/* The state file was (ok) or could not be (!ok) written with every
+ * grant made since the last call. When not, those grants are undone —
+ * demoted and forgotten: no thread stays RT without a record. Returns how
+ * many were undone. */
+int isod_recorded(struct isod *d, bool ok);
 void isod_enforce_step(struct isod *d, int64_t now_ns);
 void isod_demote_all(struct isod *d);
 void isod_thread_info(const struct isod *d, const struct tracked *e,

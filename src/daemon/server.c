@@ -16,6 +16,7 @@
 
 #include "forkwatch.h"
 #include "handler.h"
+#include "iso_policy.h"
 #include "log.h"
 #include "ratelimit.h"
 #include "statefile.h"
@@ -74,6 +75,9 @@ struct conn {
 	struct peer peer;
 	uint64_t born;
 	size_t held_len;
+	bool held_grant;      /* the held reply says a grant succeeded */
+	uint16_t held_type;
+	uint32_t held_seq;
 	unsigned char held[HELD_MAX];
 };
 
@@ -91,27 +95,54 @@ static void send_reply(int ep, struct conn *c, const void *buf, size_t len)
 		drop(ep, c); /* a client that does not read loses its connection */
 }
 
-static void flush_one(int ep, struct conn *c)
+/* Send the held reply; if the grant it announces was undone because it
+ * could not be recorded, say so instead. */
+static void flush_one(int ep, struct conn *c, bool recorded)
 {
 	size_t len = c->held_len;
 
 	c->held_len = 0;
-	if (c->fd >= 0 && len)
-		send_reply(ep, c, c->held, len);
+	if (c->fd < 0 || !len)
+		return;
+	if (c->held_grant && !recorded) {
+		unsigned char buf[HELD_MAX + 256];
+		struct iso_reply rep;
+		int n;
+
+		handle_unrecorded(c->held_type, c->held_seq, &rep);
+		n = iso_proto_encode_reply(&rep, buf, sizeof(buf));
+		if (n < 0) {
+			drop(ep, c);
+			return;
+		}
+		send_reply(ep, c, buf, (size_t)n);
+		return;
+	}
+	send_reply(ep, c, c->held, len);
 }
 
-/* Write the state file if anything changed; then held replies may go. */
-static void sync_state(struct isod *d)
+/* Write the state file if anything changed, with the grants of this round
+ * (group commit). False if it could not be written: those grants have been
+ * undone (isod_recorded) and it is retried next round. */
+static bool sync_state(struct isod *d)
 {
 	int r;
 
 	if (!atomic_exchange(&d->state_dirty, false))
-		return;
+		return true;
 	pthread_mutex_lock(&d->lock);
-	r = statefile_write(d);
+	statefile_snapshot(d);
 	pthread_mutex_unlock(&d->lock);
-	if (r < 0)
-		log_warning_errno(r, "cannot write state file %s", d->cfg.state_path);
+	r = statefile_store(d);
+	pthread_mutex_lock(&d->lock);
+	isod_recorded(d, r == 0);
+	pthread_mutex_unlock(&d->lock);
+	if (r < 0) {
+		log_error_errno(r, "cannot write state file %s; refusing grants until it can be written",
+				d->cfg.state_path);
+		atomic_store(&d->state_dirty, true);
+	}
+	return r == 0;
 }
 
 static void serve_one(struct isod *d, int ep, struct conn *c, struct ratelimit *rl);
@@ -139,7 +170,7 @@ static size_t pick_slot(const struct conn *conns)
 }
 
 static void accept_one(struct isod *d, int ep, int lfd, struct conn *conns,
-		       uint64_t *clock, struct ratelimit *rl)
+		       uint64_t *clock, struct ratelimit *rl, int *reserve)
 {
 	struct ucred cred;
 	socklen_t len = sizeof(cred);
@@ -147,6 +178,19 @@ static void accept_one(struct isod *d, int ep, int lfd, struct conn *conns,
 	int fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
 	size_t slot;
 
+	if (fd < 0 && (errno == EMFILE || errno == ENFILE) && *reserve >= 0) {
+		/* Out of fds (tracked threads hold two each): the pending client
+		 * would keep the listening socket readable forever. Spend the
+		 * reserve fd to take it and close it: it sees the connection
+		 * refused instead of hanging, and isod does not spin. */
+		close(*reserve);
+		fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
+		if (fd >= 0)
+			close(fd);
+		*reserve = open("/dev/null", O_RDONLY | O_CLOEXEC);
+		log_warning("out of file descriptors: refused a connection");
+		return;
+	}
 	if (fd < 0)
 		return;
 	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0) {
@@ -160,10 +204,8 @@ static void accept_one(struct isod *d, int ep, int lfd, struct conn *conns,
 		/* a request already sent on it is still answered */
 		if (!conns[slot].held_len)
 			serve_one(d, ep, &conns[slot], rl);
-		if (conns[slot].held_len) {
-			sync_state(d);
-			flush_one(ep, &conns[slot]);
-		}
+		if (conns[slot].held_len)
+			flush_one(ep, &conns[slot], sync_state(d));
 		if (conns[slot].fd >= 0)
 			drop(ep, &conns[slot]);
 	}
@@ -224,6 +266,10 @@ static void serve_one(struct isod *d, int ep, struct conn *c, struct ratelimit *
 		/* it may be a grant: answer once it is recorded (sync_state) */
 		memcpy(c->held, buf, (size_t)len);
 		c->held_len = (size_t)len;
+		c->held_grant = r == 0 && req.type == ISO_MSG_SET && rep.err == 0 &&
+				req.u.set.policy != ISO_POLICY_NORMAL;
+		c->held_type = rep.type;
+		c->held_seq = rep.seq;
 	} else {
 		if (atomic_load(&d->state_dirty))
 			sync_state(d);
@@ -239,6 +285,7 @@ int server_run(struct isod *d, int lfd, int sigfd, int forkfd,
 	struct epoll_event ev = { .events = EPOLLIN }, evs[64];
 	uint64_t clock = 0;
 	int ep = epoll_create1(EPOLL_CLOEXEC);
+	int reserve = open("/dev/null", O_RDONLY | O_CLOEXEC);
 
 	if (ep < 0)
 		return -errno;
@@ -255,11 +302,12 @@ int server_run(struct isod *d, int lfd, int sigfd, int forkfd,
 	}
 	while (!atomic_load(&d->stop)) {
 		int n = epoll_wait(ep, evs, 64, 100);
+		bool recorded;
 
 		for (int i = 0; i < n; i++) {
 			uint64_t k = evs[i].data.u64;
 			if (k == UINT64_MAX) {
-				accept_one(d, ep, lfd, conns, &clock, &rl);
+				accept_one(d, ep, lfd, conns, &clock, &rl, &reserve);
 			} else if (k == UINT64_MAX - 1) {
 				struct signalfd_siginfo si;
 				if (read(sigfd, &si, sizeof(si)) == sizeof(si)) {
@@ -280,9 +328,9 @@ int server_run(struct isod *d, int lfd, int sigfd, int forkfd,
 			}
 		}
 		tick(d);
-		sync_state(d);
+		recorded = sync_state(d);
 		for (size_t i = 0; i < SERVER_MAX_CONN; i++)
-			flush_one(ep, &conns[i]);
+			flush_one(ep, &conns[i], recorded);
 		/* the configuration changes only in tick(), on this thread */
 		if (rl.rate != d->cfg.rate_limit || rl.burst != d->cfg.rate_burst)
 			ratelimit_configure(&rl, d->cfg.rate_limit, d->cfg.rate_burst);
@@ -290,6 +338,8 @@ int server_run(struct isod *d, int lfd, int sigfd, int forkfd,
 	for (size_t i = 0; i < SERVER_MAX_CONN; i++)
 		if (conns[i].fd >= 0)
 			close(conns[i].fd);
+	if (reserve >= 0)
+		close(reserve);
 	close(ep);
 	return 0;
 }

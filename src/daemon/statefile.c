@@ -11,7 +11,26 @@
 #include "log.h"
 #include "procinfo.h"
 
-int statefile_write(struct isod *d)
+void statefile_snapshot(struct isod *d)
+{
+	size_t len = 0;
+
+	len += (size_t)snprintf(d->state_buf, d->state_cap,
+				"# isod state: tid pid uid starttime policy prio limit\n");
+	for (size_t i = 0; i < d->tasks.end && len < d->state_cap; i++) {
+		const struct tracked *e = &d->tasks.t[i];
+		if (e->used)
+			len += (size_t)snprintf(d->state_buf + len, d->state_cap - len,
+						"%d %d %u %llu %d %d %u\n", (int)e->tid, (int)e->pid,
+						(unsigned)e->uid, (unsigned long long)e->starttime,
+						e->policy, e->prio, e->core.limit);
+	}
+	/* cannot happen (sized for max_threads lines); a cut record would be
+	 * a damaged one, which makes the next start sweep */
+	d->state_len = len < d->state_cap ? len : d->state_cap - 1;
+}
+
+int statefile_store(const struct isod *d)
 {
 	char tmp[300];
 	FILE *f;
@@ -22,13 +41,10 @@ int statefile_write(struct isod *d)
 	f = fopen(tmp, "we");
 	if (!f)
 		return -errno;
-	fprintf(f, "# isod state: tid pid uid starttime policy prio limit\n");
-	for (size_t i = 0; i < d->tasks.end; i++) {
-		const struct tracked *e = &d->tasks.t[i];
-		if (e->used)
-			fprintf(f, "%d %d %u %llu %d %d %u\n", (int)e->tid, (int)e->pid,
-				(unsigned)e->uid, (unsigned long long)e->starttime,
-				e->policy, e->prio, e->core.limit);
+	if (fwrite(d->state_buf, 1, d->state_len, f) != d->state_len) {
+		fclose(f);
+		unlink(tmp);
+		return -EIO;
 	}
 	if (fclose(f) != 0 || rename(tmp, d->cfg.state_path) < 0) {
 		int r = -errno;
@@ -36,6 +52,12 @@ int statefile_write(struct isod *d)
 		return r;
 	}
 	return 0;
+}
+
+int statefile_write(struct isod *d)
+{
+	statefile_snapshot(d);
+	return statefile_store(d);
 }
 
 int statefile_parse_line(const char *line, struct state_line *s)

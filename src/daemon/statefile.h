@@ -8,15 +8,19 @@
 
 #include "isod.h"
 
-/* Write the table atomically (temp file + rename). Caller holds d->lock. */
+/* The table as the file's text, into d->state_buf. Caller holds d->lock. */
+void statefile_snapshot(struct isod *d);
+/* Write the last snapshot atomically (temp file + rename). Needs no lock:
+ * only the server thread snapshots and stores, so disk waits never hold
+ * the lock the enforcer needs. */
+int statefile_store(const struct isod *d);
+/* Both, for start-up and exit. Caller holds d->lock. */
 int statefile_write(struct isod *d);
 /* Re-adopt threads listed in the file whose identity (start time) still
- * matches; returns how many. -ENOENT: there is no file (state lost, or the
- * first start since boot); -EBADMSG: some lines were unreadable (what
- * could be read is recovered). Either way the caller cannot know every
- * thread it made RT and sweeps (sweep.h). A clean exit leaves a file
- * with no entries, so a missing file really means lost state.
- * Caller holds d->lock. */
+ * matches; returns how many. -ENOENT: there is no file (the first start
+ * since boot, or lost); -EBADMSG: some lines were unreadable (what could
+ * be read is recovered). The caller then sweeps (sweep.h). A clean exit
+ * leaves a file with no entries. Caller holds d->lock. */
 int statefile_recover(struct isod *d);
 
 /* One line of the file; pure, for tests and fuzzing. */

@@ -1,4 +1,4 @@
-/* sweep.c — demote unpoliced band threads left by a lost state file. */
+/* sweep.c — demote unpoliced band threads a lost or stale record left. */
 #include "sweep.h"
 
 #include <dirent.h>
@@ -92,6 +92,6 @@ int sweep_orphans(struct isod *d)
 	}
 	closedir(dir);
 	if (n)
-		log_warning("no state file: demoted %d orphaned ISO thread%s", n, n == 1 ? "" : "s");
+		log_warning("demoted %d band thread%s the state file did not list", n, n == 1 ? "" : "s");
 	return n;
 }

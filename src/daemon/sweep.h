@@ -1,8 +1,9 @@
-/* sweep.h — the fail-safe for a lost state file. isod records every grant
- * before acknowledging it; if the record is gone (deleted, corrupted)
- * while isod was down, threads it made RT would run unpoliced. At start-up
- * without a state file, isod therefore demotes every thread that looks
- * like one of its grants and that nobody else can account for:
+/* sweep.h — the fail-safe for a lost or stale state file. isod records
+ * every grant before acknowledging it (and undoes grants it cannot
+ * record); still, if the record is lost or damaged while isod is down,
+ * threads it made RT would run unpoliced. At start-up, after recovering
+ * what the file lists, isod therefore demotes every other thread that
+ * looks like one of its grants and that nobody else can account for:
  *
  *   - kernel SCHED_FIFO/RR at a priority inside the band, with
  *     SCHED_RESET_ON_FORK (isod always sets it);

@@ -57,10 +57,16 @@ int tasks_open(const char *proc, pid_t pid, pid_t tid, struct tracked *e)
 	if (r < 0)
 		return r;
 	e->pidfd = (int)syscall(SYS_pidfd_open, tid, PIDFD_THREAD);
+	/* only a kernel without (thread) pidfds may go without one; out of
+	 * fds or memory is a failure, not a weaker identity check */
+	if (e->pidfd < 0 && errno != ENOSYS && errno != EINVAL) {
+		r = errno == ESRCH ? -ESRCH : errno == EMFILE || errno == ENFILE ? -EAGAIN : -errno;
+		goto fail;
+	}
 	snprintf(path, sizeof(path), "%s/%d/task/%d/schedstat", proc, (int)pid, (int)tid);
 	e->statfd = open(path, O_RDONLY | O_CLOEXEC);
 	if (e->statfd < 0) {
-		r = errno == ENOENT ? -ESRCH : -errno;
+		r = errno == ENOENT ? -ESRCH : errno == EMFILE || errno == ENFILE ? -EAGAIN : -errno;
 		goto fail;
 	}
 	r = read_thread_starttime(proc, tid, &after);

@@ -25,6 +25,7 @@ struct tracked {
 	int prio;      /* ISO priority 1..99 */
 	int kprio;     /* kernel priority in the band */
 	uint32_t flags;
+	bool recorded;  /* in the state file on disk (isod_recorded) */
 	uint64_t cpu_ns;
 	struct iso_task core;
 };
