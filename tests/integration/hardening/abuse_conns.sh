@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Abuse: thousands of connections opened and held. isod keeps at most 128
-# client connections (SERVER_MAX_CONN), closing the oldest, so its fd count
-# stays bounded (< 200) while nobody opens 3000 and holds them; other
-# users' clients are still served meanwhile and afterwards.
+# client connections (SERVER_MAX_CONN); a new one takes the slot of the
+# user holding the most (their oldest), so its fd count stays bounded
+# (< 200) while nobody opens 3000 and holds them, other users' clients are
+# still served meanwhile and afterwards, and an idle connection of another
+# user (daemon), opened before the flood, survives it and is served.
 source "$SRC_ROOT/tests/integration/lib.sh"
 source "$SRC_ROOT/tests/integration/hardening/hlib.sh"
 need_root
@@ -11,6 +13,9 @@ start_victim 40
 fd0=$(isod_fds)
 log "isod fds at start: $fd0"
 
+"${AS_DAEMON[@]}" "$HARDTOOL" linger 5 >"$ISO_TMP/linger" 2>&1 &
+lg=$!; ISO_CHILDREN+=($lg)
+wait_lines "$ISO_TMP/linger" '^connected' 1 || fail "linger did not connect"
 "${AS_NOBODY[@]}" "$HARDTOOL" hold 3000 6 >"$ISO_TMP/hold" 2>&1 &
 h=$!; ISO_CHILDREN+=($h)
 maxfd=$fd0
@@ -32,6 +37,10 @@ log "other user's client while held: $(cat "$ISO_TMP/client")"
 grep -q ' other 0 ' "$ISO_TMP/client" || fail "other user's client not served: $(cat "$ISO_TMP/client")"
 as_daemon "$ISOCTL" status >/dev/null || fail "isoctl status as daemon failed while connections are held"
 assert_serving "3000 connections held"
+wait $lg
+log "daemon's idle connection from before the flood: $(tail -1 "$ISO_TMP/linger")"
+grep -q 'linger reply 0' "$ISO_TMP/linger" ||
+	fail "another user's idle connection did not survive nobody's 3000 connections: $(tail -1 "$ISO_TMP/linger")"
 wait $h
 log "holder: $(tail -1 "$ISO_TMP/hold")"
 closed=$(awk '/^held/{print $4}' "$ISO_TMP/hold")

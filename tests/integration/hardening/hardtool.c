@@ -6,6 +6,7 @@
  *                                    fresh connection) every MS ms
  *   hardtool hold N SECONDS          open N connections and hold them
  *   hardtool noread N SECONDS        send N requests, never read a reply
+ *   hardtool linger SECONDS          one idle connection, then a GET on it
  *   hardtool packets                 malformed packets on fresh connections
  *   hardtool fdpass N                N valid GETs, each carrying 250 fds
  *   hardtool churn thread|fork SECONDS RATE LIFE_US [iso|plain [HOLD_S]]
@@ -242,6 +243,28 @@ static int do_hold(int n, double seconds)
 		if (fds[i] >= 0)
 			closed += peer_closed(fds[i]);
 	printf("held %d closed_by_isod %d\n", opened, closed);
+	return 0;
+}
+
+/* ---- linger: one idle connection, then a request on it -------------- */
+static int do_linger(double seconds)
+{
+	unsigned char buf[64];
+	int fd = connect_raw(3000), len, r;
+
+	if (fd < 0)
+		return 1;
+	printf("connected\n");
+	fflush(stdout);
+	usleep((useconds_t)(seconds * 1e6));
+	len = encode_get(buf, sizeof(buf), 1, gettid());
+	if (peer_closed(fd))
+		r = 2;
+	else if (send(fd, buf, (size_t)len, MSG_NOSIGNAL) != len)
+		r = 2;
+	else
+		r = read_reply(fd, NULL, 0);
+	printf("linger %s %d\n", r == 2 ? "closed" : r == 3 ? "timeout" : "reply", r);
 	return 0;
 }
 
@@ -862,6 +885,8 @@ int main(int argc, char **argv)
 		return do_client(atof(argv[2]), atoi(argv[3]));
 	if (!strcmp(m, "hold") && argc == 4)
 		return do_hold(atoi(argv[2]), atof(argv[3]));
+	if (!strcmp(m, "linger") && argc == 3)
+		return do_linger(atof(argv[2]));
 	if (!strcmp(m, "noread") && argc == 4)
 		return do_noread(atoi(argv[2]), atof(argv[3]));
 	if (!strcmp(m, "packets") && argc == 2)
