@@ -27,6 +27,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -123,9 +124,14 @@ static _Noreturn void cost_child(pid_t parent, unsigned bound_s)
 	pthread_t th;
 	uint64_t ea = 0;
 
+	struct rlimit rl = { 2000000, 3000000 };
+
 	if (!child_bind_to_parent(parent, SIGKILL))
 		_exit(1);
 	alarm(bound_s);
+	/* bounded like every RT thread here (and so not taken for an orphan
+	 * by another isod's start-up sweep) */
+	setrlimit(RLIMIT_RTTIME, &rl);
 	if (geteuid() == 0) {
 		if (bench_drop_to_nobody() < 0) {
 			cost_error("dropping privileges to nobody: %s",

@@ -81,6 +81,8 @@ struct spinner {
 	uint64_t fifo_ns; /* the last poll that still saw SCHED_FIFO */
 	int seen_policy;  /* the kernel policy seen at the demotion */
 	int ours;         /* our isod lists the thread as demoted */
+	/* share runs: CPU time while the kernel ran it SCHED_FIFO / not */
+	_Atomic uint64_t rt_ns, other_ns;
 	int last_k;
 	uint64_t *cpu; /* ISO CPU time since the grant at grid step k */
 };
@@ -167,6 +169,17 @@ static void *spinner_main(void *arg)
 				break;
 			}
 			s->fifo_ns = now;
+		} else {
+			static _Thread_local uint64_t prev;
+			uint64_t d = cpu - prev;
+
+			prev = cpu;
+			if (kpolicy() == SCHED_FIFO)
+				atomic_fetch_add_explicit(&s->rt_ns, d,
+							  memory_order_relaxed);
+			else
+				atomic_fetch_add_explicit(&s->other_ns, d,
+							  memory_order_relaxed);
 		}
 		if (now >= g_sh->stop_ns)
 			break;
@@ -341,9 +354,11 @@ static uint64_t trace_spin_at(uint64_t t, uint64_t base)
 	return v > base ? v - base : 0;
 }
 
-static void trace_explain(int L, double react_ms, uint64_t from, uint64_t to)
+static void trace_explain(int L, double react_ms, uint64_t from, uint64_t to,
+			  uint64_t cross)
 {
 	uint64_t gap = 0, last_t = 0, last_sl = 0, w0 = 0, w1 = 0, r0 = 0, r1 = 0;
+	uint64_t gap_at = 0;
 	bool have = false;
 
 	for (size_t i = 0; i < g_ntr; i++) {
@@ -363,16 +378,19 @@ static void trace_explain(int L, double react_ms, uint64_t from, uint64_t to)
 			last_t = x->t;
 		} else if (x->t - last_t > gap) {
 			gap = x->t - last_t;
+			gap_at = last_t;
 		}
 		w1 = x->wait;
 		r1 = x->run;
 	}
 	fprintf(stderr, "isobench: debug: iso_cpu %d reaction %.1f ms: enforcer"
-			" %d from 30 ms before the crossing to the demotion: longest"
-			" stretch without being scheduled %.1f ms, waited runnable"
-			" %.1f ms, ran %.3f ms\n", L, react_ms, (int)g_enf_tid,
-		(double)gap / 1e6, (double)(w1 - w0) / 1e6,
-		(double)(r1 - r0) / 1e6);
+			" %d from the first grant to the demotion: longest"
+			" stretch without being scheduled %.1f ms (from %.1f ms"
+			" after the grant), waited runnable %.1f ms, ran %.3f ms\n",
+		L, react_ms, (int)g_enf_tid, (double)gap / 1e6,
+		gap_at > from ? (double)(gap_at - from) / 1e6 : 0.0,
+		(double)(w1 - w0) / 1e6, (double)(r1 - r0) / 1e6);
+	from = cross - 30000000ull;
 	/* what /proc said about the spinners vs what their own clocks said */
 	if (g_ntr) {
 		uint64_t base = g_tr[0].spin, own = 0;
@@ -465,6 +483,7 @@ struct level {
 	double *all_react; /* per trial, sorted */
 	bool share_ok;
 	double comp_pct_cpu, comp_pct_all, iso_pct_all, window_s;
+	double rt_pct_all, other_pct_all; /* the runaway as RT / demoted */
 	char note[600];
 };
 
@@ -639,7 +658,8 @@ static void one_trial(const struct mode_opts *o, int ncpu, int L,
 	 * not running when isod demoted it (another task had its CPU) */
 	*gap = ((double)first_dem - (double)first_fifo) / 1e6;
 	if (g_tr && (*react > 20.0 || *react < -5.0))
-		trace_explain(L, *react, (uint64_t)cross_ns - 30000000ull, first_dem);
+		trace_explain(L, *react, first_grant, first_dem,
+			      (uint64_t)cross_ns);
 	*last = ((double)last_dem - (double)cross_ns) / 1e6;
 	if (*status_out == -1)
 		*status_out = 1;
@@ -651,6 +671,7 @@ static void share_run(const struct mode_opts *o, int ncpu, int L,
 {
 	pid_t p, comp, parent = getpid();
 	int64_t c0, c1, s0 = 0, s1 = 0;
+	uint64_t rt0 = 0, rt1 = 0, ot0 = 0, ot1 = 0;
 	uint64_t t0, t1;
 	double max_s = warm_s + o->window_s + 1.0;
 
@@ -690,13 +711,19 @@ static void share_run(const struct mode_opts *o, int ncpu, int L,
 	sleep_ns((uint64_t)(warm_s * 1e9));
 	t0 = now_ns(CLOCK_MONOTONIC);
 	c0 = schedstat_ns(comp, 0);
-	for (int i = 0; i < ncpu; i++)
+	for (int i = 0; i < ncpu; i++) {
 		s0 += schedstat_ns(p, atomic_load(&sh->sp[i].tid));
+		rt0 += atomic_load(&sh->sp[i].rt_ns);
+		ot0 += atomic_load(&sh->sp[i].other_ns);
+	}
 	sleep_ns((uint64_t)(o->window_s * 1e9));
 	t1 = now_ns(CLOCK_MONOTONIC);
 	c1 = schedstat_ns(comp, 0);
-	for (int i = 0; i < ncpu; i++)
+	for (int i = 0; i < ncpu; i++) {
 		s1 += schedstat_ns(p, atomic_load(&sh->sp[i].tid));
+		rt1 += atomic_load(&sh->sp[i].rt_ns);
+		ot1 += atomic_load(&sh->sp[i].other_ns);
+	}
 	kill(comp, SIGKILL);
 	waitpid(comp, NULL, 0);
 	spin_wait(p, max_s, child_pid);
@@ -712,6 +739,8 @@ static void share_run(const struct mode_opts *o, int ncpu, int L,
 	lv->comp_pct_cpu = 100.0 * (double)(c1 - c0) / (double)(t1 - t0);
 	lv->comp_pct_all = lv->comp_pct_cpu / ncpu;
 	lv->iso_pct_all = 100.0 * (double)(s1 - s0) / (double)(t1 - t0) / ncpu;
+	lv->rt_pct_all = 100.0 * (double)(rt1 - rt0) / (double)(t1 - t0) / ncpu;
+	lv->other_pct_all = 100.0 * (double)(ot1 - ot0) / (double)(t1 - t0) / ncpu;
 	lv->share_ok = true;
 }
 
@@ -889,6 +918,14 @@ int enforcement_main(const struct mode_opts *o, volatile pid_t *child_pid)
 				json_num("competitor_pct_of_all", l->comp_pct_all);
 				putchar(',');
 				json_num("iso_threads_pct_of_all", l->iso_pct_all);
+				putchar(',');
+				json_num("iso_threads_rt_pct_of_all", l->rt_pct_all);
+				putchar(',');
+				json_num("iso_threads_demoted_pct_of_all",
+					 l->other_pct_all);
+				putchar(',');
+				json_num("left_to_normal_pct_of_all",
+					 100.0 - l->rt_pct_all);
 				putchar('}');
 			} else {
 				printf(",\"share\":null");
@@ -929,16 +966,19 @@ int enforcement_main(const struct mode_opts *o, volatile pid_t *child_pid)
 			printf("\nCPU left to a SCHED_OTHER competitor (nice 0) under"
 			       " the runaway, %.1f s window after the warm-up:\n",
 			       o->window_s);
-			printf("%-7s %16s %16s %16s\n", "iso_cpu", "competitor %cpu",
-			       "competitor %all", "runaway %all");
+			printf("%-7s %16s %16s %16s %16s %16s\n", "iso_cpu",
+			       "competitor %cpu", "competitor %all",
+			       "runaway RT %all", "runaway SO %all",
+			       "left normal %all");
 			for (int li = 0; li < o->n_iso_cpu; li++) {
 				struct level *l = &lv[li];
 
 				if (!l->share_ok)
 					continue;
-				printf("%-7d %16.1f %16.1f %16.1f\n", l->iso_cpu,
-				       l->comp_pct_cpu, l->comp_pct_all,
-				       l->iso_pct_all);
+				printf("%-7d %16.1f %16.1f %16.1f %16.1f %16.1f\n",
+				       l->iso_cpu, l->comp_pct_cpu, l->comp_pct_all,
+				       l->rt_pct_all, l->other_pct_all,
+				       100.0 - l->rt_pct_all);
 			}
 		}
 		for (int li = 0; li < o->n_iso_cpu; li++)
