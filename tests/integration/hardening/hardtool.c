@@ -877,12 +877,14 @@ int main(int argc, char **argv)
 	const char *m = argc > 1 ? argv[1] : "";
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	alarm(150); /* the hard bound */
+	alarm(150); /* the hard bound; modes with a duration re-arm it below */
 	signal(SIGPIPE, SIG_IGN);
 	if (!strcmp(m, "flood") && argc == 4)
 		return do_flood(atof(argv[2]), atof(argv[3]));
-	if (!strcmp(m, "client") && argc == 4)
+	if (!strcmp(m, "client") && argc == 4) {
+		alarm((unsigned)atof(argv[2]) + 60);
 		return do_client(atof(argv[2]), atoi(argv[3]));
+	}
 	if (!strcmp(m, "hold") && argc == 4)
 		return do_hold(atoi(argv[2]), atof(argv[3]));
 	if (!strcmp(m, "linger") && argc == 3)
@@ -893,10 +895,12 @@ int main(int argc, char **argv)
 		return do_packets();
 	if (!strcmp(m, "fdpass") && argc == 3)
 		return do_fdpass(atoi(argv[2]));
-	if (!strcmp(m, "churn") && argc >= 6 && argc <= 8)
+	if (!strcmp(m, "churn") && argc >= 6 && argc <= 8) {
+		alarm((unsigned)(atof(argv[3]) + (argc == 8 ? atof(argv[7]) : 0)) + 60);
 		return do_churn(argv[2], atof(argv[3]), atof(argv[4]), atol(argv[5]),
 				argc >= 7 ? strcmp(argv[6], "plain") != 0 : 1,
 				argc == 8 ? atof(argv[7]) : 0);
+	}
 	if (!strcmp(m, "peerpid") && argc == 8)
 		return do_peerpid(atoi(argv[2]), (uid_t)atoi(argv[3]), (gid_t)atoi(argv[4]),
 				  (uid_t)atoi(argv[5]), (gid_t)atoi(argv[6]), (gid_t)atoi(argv[7]));

@@ -43,18 +43,23 @@ loops=()
 	echo x >>"$ISO_TMP/spins"
 done ) &
 loops+=($!); ISO_CHILDREN+=($!)
-# daemon: grant / change / release its own threads
-"${AS_DAEMON[@]}" "$SPIN" --threads 2 --seconds $((secs + 10)) --duty 1 >"$ISO_TMP/dplain" 2>&1 &
-dp=$!; ISO_CHILDREN+=($dp)
-wait_lines "$ISO_TMP/dplain" '^ready' 1 || fail "daemon's plain threads did not start"
-dtids=$(awk '/^tid/{print $2}' "$ISO_TMP/dplain")
+# daemon: grant / change / release its own threads (a fresh plain
+# process every 15 s: spin runs at most 120 s)
 ( while [ "$(date +%s)" -lt "$end" ]; do
-	for t in $dtids; do
-		as_daemon "$ISOCTL" set --rr -p 30 "$t" >/dev/null 2>&1 || echo "grant $t" >>"$ISO_TMP/dfail"
-		as_daemon "$ISOCTL" set --fifo -p 60 --limit 50 "$t" >/dev/null 2>&1 || echo "change $t" >>"$ISO_TMP/dfail"
-		as_daemon "$ISOCTL" set --normal "$t" >/dev/null 2>&1 || echo "release $t" >>"$ISO_TMP/dfail"
-		echo x >>"$ISO_TMP/cycles"
+	"${AS_DAEMON[@]}" "$SPIN" --threads 2 --seconds 20 --duty 1 >"$ISO_TMP/dplain" 2>&1 &
+	dp=$!
+	wait_lines "$ISO_TMP/dplain" '^ready' 1 || { echo "start" >>"$ISO_TMP/dfail"; kill $dp; break; }
+	dtids=$(awk '/^tid/{print $2}' "$ISO_TMP/dplain")
+	stop=$(($(date +%s) + 15))
+	while [ "$(date +%s)" -lt "$end" ] && [ "$(date +%s)" -lt "$stop" ]; do
+		for t in $dtids; do
+			as_daemon "$ISOCTL" set --rr -p 30 "$t" >/dev/null 2>&1 || echo "grant $t" >>"$ISO_TMP/dfail"
+			as_daemon "$ISOCTL" set --fifo -p 60 --limit 50 "$t" >/dev/null 2>&1 || echo "change $t" >>"$ISO_TMP/dfail"
+			as_daemon "$ISOCTL" set --normal "$t" >/dev/null 2>&1 || echo "release $t" >>"$ISO_TMP/dfail"
+			echo x >>"$ISO_TMP/cycles"
+		done
 	done
+	kill $dp 2>/dev/null; wait $dp 2>/dev/null
 done ) &
 loops+=($!); ISO_CHILDREN+=($!)
 # nobody: churn (adoption of forked children; threads)
@@ -81,7 +86,6 @@ while [ "$(date +%s)" -lt "$end" ]; do
 	sleep 1
 done
 wait "${loops[@]}"
-kill_bg "$dp"
 log "spin runs $(wc -l <"$ISO_TMP/spins" 2>/dev/null || echo 0), daemon's set cycles $(wc -l <"$ISO_TMP/cycles" 2>/dev/null || echo 0)"
 log "fork churn: $(tail -1 "$ISO_TMP/cfork")"
 log "thread churn: $(tail -1 "$ISO_TMP/cthread")"
