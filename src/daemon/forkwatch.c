@@ -2,6 +2,7 @@
 #include "forkwatch.h"
 
 #include <errno.h>
+#include <time.h>
 #include <linux/cn_proc.h>
 #include <linux/connector.h>
 #include <linux/netlink.h>
@@ -53,6 +54,12 @@ static void adopt(struct isod *d, pid_t parent_tid, pid_t child_tid, pid_t child
 	struct grant g;
 	int r;
 
+	/* Only new processes: for a new thread the kernel reports the
+	 * process's parent (real_parent), not the thread that created it, so
+	 * isod cannot tell whether an ISO thread did. New threads start
+	 * SCHED_OTHER; the preload shim passes ISO on in pthread_create. */
+	if (child_tid != child_tgid)
+		return;
 	if (!p || tasks_find(&d->tasks, child_tid))
 		return;
 	if (read_thread_status(d->proc, child_tid, &st) < 0 || st.tgid != child_tgid)
@@ -95,6 +102,17 @@ void forkwatch_handle(struct isod *d, int fd)
 			adopt(d, ev->event_data.fork.parent_pid,
 			      ev->event_data.fork.child_pid, ev->event_data.fork.child_tgid);
 			pthread_mutex_unlock(&d->lock);
+		}
+	}
+	if (n < 0 && errno == ENOBUFS) {
+		/* the kernel dropped events (a fork storm): the children they
+		 * named stay SCHED_OTHER, which is safe, but say so */
+		static time_t last;
+		time_t now = time(NULL);
+
+		if (now - last >= 10) {
+			last = now;
+			log_warning("proc connector overflowed: some children of ISO threads were not adopted and stay SCHED_OTHER");
 		}
 	}
 }

@@ -125,15 +125,67 @@ static void *start_iso(void *v)
 	return fn(arg);
 }
 
+/* ---- pthread_create with inherited scheduling from an ISO thread ----
+ * A kernel SCHED_FIFO thread's new threads inherit SCHED_FIFO (unless it
+ * asked for SCHED_RESET_ON_FORK). isod grants carry RESET_ON_FORK, so the
+ * kernel starts them SCHED_OTHER, and isod cannot adopt them itself: the
+ * proc connector names a new thread's process parent, not the thread that
+ * created it. So the shim does it: the new thread asks isod for its
+ * creator's ISO before the user's routine runs (which it runs either way,
+ * as the kernel would have created it either way). */
+
+static void *start_inherit(void *v)
+{
+	struct start *s = v;
+	void *(*fn)(void *) = s->fn;
+	void *arg = s->arg;
+
+	s->result = shim_ask(gettid(), s->policy, s->prio);
+	sem_post(&s->done); /* s is the creator's from here on */
+	return fn(arg);
+}
+
+static bool inherits_iso(const pthread_attr_t *attr, struct shim_req *req)
+{
+	int inherit;
+
+	if (attr && (pthread_attr_getinheritsched(attr, &inherit) != 0 ||
+		     inherit != PTHREAD_INHERIT_SCHED))
+		return false;
+	return shim_active(gettid(), req) && !(req->policy & SCHED_RESET_ON_FORK);
+}
+
+static int create_inheriting(pthread_t *th, const pthread_attr_t *attr,
+			     void *(*fn)(void *), void *arg, const struct shim_req *req)
+{
+	struct start s = { .fn = fn, .arg = arg, .policy = req->policy, .prio = req->prio };
+	int r;
+
+	if (sem_init(&s.done, 0, 0) != 0)
+		return shim_real()->pthread_create(th, attr, fn, arg);
+	r = shim_real()->pthread_create(th, attr, start_inherit, &s);
+	if (r == 0)
+		while (sem_wait(&s.done) != 0 && errno == EINTR)
+			;
+	sem_destroy(&s.done);
+	return r;
+}
+
 SHIM_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr,
 			       void *(*fn)(void *), void *arg)
 {
 	const struct shim_real *R = shim_real();
 	struct sched_param sp;
+	struct shim_req req;
 	pthread_attr_t a2;
 	struct start s;
 	int inherit, policy, detach, r, r2, saved = errno;
 
+	if (inherits_iso(attr, &req)) {
+		r = create_inheriting(th, attr, fn, arg, &req);
+		errno = saved;
+		return r;
+	}
 	r = R->pthread_create(th, attr, fn, arg);
 	if (r != EPERM || !attr ||
 	    pthread_attr_getinheritsched(attr, &inherit) != 0 ||

@@ -112,6 +112,9 @@ int main(int argc, char **argv)
 		if (c == 0) {
 			printf("child %d\n", (int)getpid());
 			policy = -1; /* the child asks nothing: inherits or not */
+			/* isod adopts the child asynchronously (proc connector);
+			 * threads created before that cannot inherit ISO */
+			usleep(100000);
 			for (int i = 0; i < nthreads; i++)
 				pthread_create(&th[i], NULL, worker, NULL);
 			for (int i = 0; i < nthreads; i++)
