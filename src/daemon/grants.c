@@ -185,13 +185,22 @@ void isod_enforce_step(struct isod *d, int64_t now_ns)
 {
 	struct tracked *t = d->tasks.t;
 	bool was = iso_engine_refractory(&d->engine);
+	int r;
 
 	iso_engine_begin(&d->engine);
 	for (size_t i = 0; i < d->tasks.end; i++) {
 		if (!t[i].used || !iso_engine_due(&d->engine, &t[i].core))
 			continue;
-		if (tasks_sample(&t[i]) < 0) {
-			log_debug("thread %d exited", (int)t[i].tid);
+		r = tasks_sample(&t[i]);
+		if (r < 0) {
+			/* gone — or unreadable, and what cannot be measured
+			 * cannot be policed: fail safe, demote and forget it */
+			if (r != -ESRCH && tasks_alive(&t[i])) {
+				log_error_errno(r, "cannot sample thread %d; demoting it", (int)t[i].tid);
+				(void)actuator_demote(t[i].tid);
+			} else {
+				log_debug("thread %d exited", (int)t[i].tid);
+			}
 			tasks_remove(&d->tasks, &t[i]);
 			atomic_store(&d->state_dirty, true);
 			continue;
@@ -200,8 +209,6 @@ void isod_enforce_step(struct isod *d, int64_t now_ns)
 	}
 	iso_engine_commit(&d->engine, now_ns);
 	for (size_t i = 0; i < d->tasks.end; i++) {
-		int r;
-
 		if (!t[i].used || !iso_engine_decide(&d->engine, &t[i].core))
 			continue;
 		r = apply(d, &t[i]);
@@ -209,9 +216,11 @@ void isod_enforce_step(struct isod *d, int64_t now_ns)
 			tasks_remove(&d->tasks, &t[i]);
 			atomic_store(&d->state_dirty, true);
 		} else if (r < 0) {
-			log_warning_errno(r, "cannot %s thread %d",
+			log_warning_errno(r, "cannot %s thread %d; trying again next sample",
 					  t[i].core.demoted ? "demote" : "restore",
 					  (int)t[i].tid);
+			/* the kernel did not follow: decide the same again */
+			t[i].core.demoted = !t[i].core.demoted;
 		}
 	}
 	if (was != iso_engine_refractory(&d->engine))

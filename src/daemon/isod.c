@@ -97,6 +97,39 @@ static void tick(struct isod *d)
 	}
 }
 
+/* A crash must not leave ISO threads kernel RT unpoliced until systemd
+ * restarts isod: demote every tracked thread (plain system calls only),
+ * then die of the signal as before. The restarted isod re-grants them from
+ * the state file. */
+static struct isod *crash_d;
+
+static void last_gasp(int sig)
+{
+	const struct task_table *tt = &crash_d->tasks;
+
+	for (size_t i = 0; i < tt->end && i < tt->cap; i++)
+		if (tt->t[i].used && tasks_alive(&tt->t[i]))
+			(void)actuator_demote(tt->t[i].tid);
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+static void catch_crashes(struct isod *d)
+{
+#ifndef __SANITIZE_ADDRESS__ /* the sanitizers' reports come first */
+	static const int sigs[] = { SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT };
+	struct sigaction sa = { .sa_handler = last_gasp, .sa_flags = SA_RESETHAND };
+
+	crash_d = d;
+	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		sigaction(sigs[i], &sa, NULL);
+#else
+	(void)d;
+	(void)last_gasp;
+#endif
+}
+
 /* Each tracked thread holds two fds (pidfd, schedstat) and each client one:
  * take the hard limit (systemd's default soft limit is 1024), and say so
  * if even that cannot hold max_threads. */
@@ -202,6 +235,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	d.src = &src;
+	catch_crashes(&d);
 	sigemptyset(&ss);
 	sigaddset(&ss, SIGTERM);
 	sigaddset(&ss, SIGINT);
