@@ -11,8 +11,8 @@
 #    RT when they end;
 #  - isod is alive, serves, and logged nothing at error level.
 # Forked children of an ISO thread are adopted (some of them must have seen
-# themselves RT). Threads created by an ISO thread are not adopted by this
-# isod (FINDINGS 2, test inherit_threads): their count is only reported.
+# themselves RT). Threads created by an ISO thread are not adopted (rule 14
+# of docs/semantics.md; checked by inherit_threads): only reported here.
 source "$SRC_ROOT/tests/integration/lib.sh"
 source "$SRC_ROOT/tests/integration/hardening/hlib.sh"
 need_root
