@@ -6,7 +6,10 @@
 #     RT untracked;
 #  B. with the state file deleted (and the start-up sweep on, in a band of
 #     this test's own, 70..80): within 1 s every one of them is SCHED_OTHER,
-#     while root's own RT thread in the band is left alone.
+#     while root's own RT thread in the band is left alone;
+#  C. a crash (SIGSEGV, SIGABRT sent to isod): isod demotes every ISO
+#     thread on its way down — all 100 are SCHED_OTHER once it is gone —
+#     and a restart polices them again from the state file.
 source "$SRC_ROOT/tests/integration/lib.sh"
 source "$SRC_ROOT/tests/integration/hardening/hlib.sh"
 need_root
@@ -75,4 +78,19 @@ assert_serving "restart without state"
 stop_isod
 assert_no_rt_left "$fam"
 kill_bg "$fam" "$rootrt"
+
+# C. crash signals
+opts=($(no_rate_limit))
+for sig in SEGV ABRT; do
+	start_isod "${opts[@]}"
+	start_family "$ISO_TMP/famC$sig"
+	kill -"$sig" "$ISOD_PID"; wait "$ISOD_PID" 2>/dev/null; ISOD_PID=
+	r=$(police_report $tids)
+	log "isod died of SIG$sig: $r"
+	case "$r" in *"rt_tracked 0 rt_untracked 0 "*) ;; *) fail "SIG$sig: isod left threads kernel RT: $r";; esac
+	restart_within_1s policed
+	stop_isod
+	assert_no_rt_left "$fam"
+	kill_bg "$fam"
+done
 echo "PASS"
