@@ -63,8 +63,25 @@ fi
 if step "ASan/UBSan build" meson setup "$out/asan" -Dwerror=true -Dtests=enabled \
 	-Db_sanitize=address,undefined -Db_lundef=false &&
    step "ASan/UBSan compile" ninja -C "$out/asan"; then
-	UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 ASAN_OPTIONS=detect_leaks=1 \
-		mtest "unit tests under ASan/UBSan" "$out/asan" --suite unit
+	# the unit tests and the daemon's integration suites: the real isod
+	# under ASan/UBSan serving real clients. Every report goes to a file
+	# (the clients run as nobody: the directory is world-writable).
+	san=$out/sanitizer-reports
+	mkdir -p "$san"
+	chmod 1777 "$san"
+	UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1:log_path=$san/ubsan \
+	ASAN_OPTIONS=detect_leaks=1:log_path=$san/asan \
+		mtest "unit, daemon and hardening tests under ASan/UBSan" "$out/asan" \
+		--suite unit --suite daemon --suite hardening
+	echo "=== sanitizer reports"
+	if [ -n "$(ls -A "$san")" ]; then
+		head -n 80 "$san"/*
+		echo "=== FAILED: sanitizer reports above"
+		failed=$((failed + 1))
+	else
+		echo "none"
+		passed=$((passed + 1))
+	fi
 fi
 
 if command -v valgrind >/dev/null && [ -d "$out/gcc" ]; then

@@ -68,6 +68,7 @@ struct bench_config {
 	double work_pct;
 	double duration_s;
 	uint64_t work_loops; /* calibrated loop count per period */
+	int rounds;          /* turns the duration is split into */
 };
 
 enum run_state { RUN_OK, RUN_FAILED, RUN_SKIPPED };

@@ -38,7 +38,7 @@ static void usage(FILE *f)
 	      "\n"
 	      "SYNOPSIS\n"
 	      "    isobench --policy P[,P...] [--threads N] [--period-us U] [--work-pct W]\n"
-	      "             [--duration S] [--load cpu|cpu+vm|none] [--json]\n"
+	      "             [--duration S] [--rounds R] [--load cpu|cpu+vm|none] [--json]\n"
 	      "             [--socket PATH] [--isod PATH] [--histogram FILE] [--plot FILE.svg]\n"
 	      "    isobench --enforcement [--trials N] [--iso-cpu LIST] [--iso-period S]\n"
 	      "             [--window S] [--json] [--isod PATH]\n"
@@ -89,6 +89,9 @@ static void usage(FILE *f)
 	      "    --work-pct W     busy work per period, percent of the period, 0..95\n"
 	      "                     (default 20)\n"
 	      "    --duration S     seconds per policy, 0.1..3600 (default 10)\n"
+	      "    --rounds R       split each policy's duration into R turns, 1..1000\n"
+	      "                     (default 1): the policies take turns, so that a noisy\n"
+	      "                     stretch of a shared machine hits all of them alike\n"
 	      "    --load KIND      cpu: a SCHED_OTHER hog per CPU; cpu+vm: plus a memory\n"
 	      "                     toucher; none (default cpu)\n"
 	      "    --socket PATH    use the isod at PATH (else a private one is started)\n"
@@ -315,6 +318,7 @@ int main(int argc, char **argv)
 		{ "isod", required_argument, NULL, 'i' },
 		{ "histogram", required_argument, NULL, 'H' },
 		{ "plot", required_argument, NULL, 'P' },
+		{ "rounds", required_argument, NULL, 'N' },
 		{ "enforcement", no_argument, NULL, 'E' },
 		{ "daemon-cost", no_argument, NULL, 'C' },
 		{ "trials", required_argument, NULL, 'T' },
@@ -328,7 +332,7 @@ int main(int argc, char **argv)
 	};
 	struct bench_config cfg = {
 		.threads = 1, .period_ns = 1333000, .work_pct = 20.0,
-		.duration_s = 10.0,
+		.duration_s = 10.0, .rounds = 1,
 	};
 	enum bench_policy pols[BENCH_MAX_POLICIES];
 	struct bench_result results[BENCH_MAX_POLICIES];
@@ -336,6 +340,7 @@ int main(int argc, char **argv)
 	enum load_kind load = LOAD_CPU;
 	const char *socket_arg = NULL, *isod_arg = NULL, *hist_file = NULL;
 	const char *plot_file = NULL;
+	int rounds = 1;
 	struct mode_opts mo = {
 		.trials = 20, .iso_cpu = { 30, 50, 70, 90 }, .n_iso_cpu = 4,
 		.iso_period_s = 1, .window_s = -1,
@@ -401,6 +406,11 @@ int main(int argc, char **argv)
 			if (!*optarg)
 				bad("--histogram: empty file name%s", "");
 			hist_file = optarg;
+			break;
+		case 'N':
+			rounds = (int)parse_long("--rounds", optarg, 1, 1000);
+			cfg.rounds = rounds;
+			latency_only = true;
 			break;
 		case 'P':
 			if (!*optarg)
@@ -508,7 +518,10 @@ int main(int argc, char **argv)
 		want_iso |= policy_is_iso(pols[i]);
 	install_handlers();
 	/* The hard bound: every run, the daemon start and some slack. */
-	bound = (unsigned)(npol * (cfg.duration_s + 20.0)) + 40;
+	if (cfg.duration_s / rounds < 0.1)
+		bad("--rounds: at least 0.1 s per round and policy (--duration"
+		    " / --rounds)%s", "");
+	bound = (unsigned)(npol * (cfg.duration_s + 20.0 * rounds)) + 40;
 	alarm(bound);
 
 	hists = calloc((size_t)npol, sizeof(*hists));
@@ -563,6 +576,7 @@ int main(int argc, char **argv)
 		r->policy = pols[i];
 		r->hist = &hists[i];
 		hist_init(r->hist);
+		r->state = RUN_OK;
 		if (policy_needs_root(pols[i]) && !root) {
 			r->state = RUN_SKIPPED;
 			snprintf(r->note, sizeof(r->note), "needs root");
@@ -578,7 +592,43 @@ int main(int argc, char **argv)
 			snprintf(r->note, sizeof(r->note), "%s", iso_why);
 			continue;
 		}
-		run_policy(&cfg, pols[i], r, &run_pid);
+	}
+	/* --rounds: the policies take turns, duration/rounds at a time, so
+	 * that a noisy stretch of the machine hits all of them alike */
+	{
+		struct bench_config one = cfg;
+		struct hist *tmp = malloc(sizeof(*tmp));
+
+		if (!tmp) {
+			fprintf(stderr, "isobench: out of memory\n");
+			return 1;
+		}
+		one.duration_s = cfg.duration_s / rounds;
+		for (int k = 0; k < rounds; k++) {
+			for (int i = 0; i < npol; i++) {
+				struct bench_result *r = &results[i], x;
+
+				if (r->state != RUN_OK)
+					continue;
+				memset(&x, 0, sizeof(x));
+				x.hist = tmp;
+				run_policy(&one, pols[i], &x, &run_pid);
+				if (x.state != RUN_OK) {
+					r->state = x.state;
+					snprintf(r->note, sizeof(r->note), "%s", x.note);
+					continue;
+				}
+				r->samples += x.samples;
+				r->misses += x.misses;
+				r->policy_lost += x.policy_lost;
+				r->kernel_policy = x.kernel_policy;
+				r->kernel_prio = x.kernel_prio;
+				r->iso_band_lo = x.iso_band_lo;
+				r->iso_band_hi = x.iso_band_hi;
+				hist_merge(r->hist, tmp);
+			}
+		}
+		free(tmp);
 	}
 
 	load_stop();

@@ -74,10 +74,11 @@ void output_table(const struct bench_report *r)
 	const struct bench_config *c = r->cfg;
 
 	printf("isobench: period %llu us, %d thread%s, work %.1f%% of the period,"
-	       " load %s (%d process%s), %.1f s per policy\n",
+	       " load %s (%d process%s), %.1f s per policy in %d round%s\n",
 	       (unsigned long long)(c->period_ns / 1000), c->threads,
 	       c->threads == 1 ? "" : "s", c->work_pct, load_name(r->load),
-	       r->hogs, r->hogs == 1 ? "" : "es", c->duration_s);
+	       r->hogs, r->hogs == 1 ? "" : "es", c->duration_s, c->rounds,
+	       c->rounds == 1 ? "" : "s");
 	printf("%-15s %9s %7s %9s %9s %9s %9s %9s\n", "policy", "samples",
 	       "misses", "min_us", "p50_us", "p99_us", "p99.9_us", "max_us");
 	for (int i = 0; i < r->nresults; i++) {
@@ -154,7 +155,7 @@ void output_json(const struct bench_report *r)
 	json_num("work_pct", c->work_pct);
 	printf(",");
 	json_num("duration_s", c->duration_s);
-	printf(",\"load\":");
+	printf(",\"rounds\":%d,\"load\":", c->rounds);
 	json_string(load_name(r->load));
 	printf(",\"load_processes\":%d,\"priority\":%d,\"results\":[", r->hogs,
 	       BENCH_PRIO);

@@ -91,16 +91,18 @@ void forkwatch_handle(struct isod *d, int fd)
 
 		for (nl = (struct nlmsghdr *)buf; NLMSG_OK(nl, (unsigned)len); nl = NLMSG_NEXT(nl, len)) {
 			struct cn_msg *cn = NLMSG_DATA(nl);
-			struct proc_event *ev;
+			struct proc_event ev;
 
-			if (nl->nlmsg_len < NLMSG_LENGTH(sizeof(*cn) + sizeof(*ev)))
+			if (nl->nlmsg_len < NLMSG_LENGTH(sizeof(*cn) + sizeof(ev)))
 				continue;
-			ev = (struct proc_event *)cn->data;
-			if (ev->what != PROC_EVENT_FORK || !d->cfg.inherit)
+			/* the event follows a 20-byte header: copy it out, it is
+			 * not aligned for its 8-byte members */
+			memcpy(&ev, cn->data, sizeof(ev));
+			if (ev.what != PROC_EVENT_FORK || !d->cfg.inherit)
 				continue;
 			pthread_mutex_lock(&d->lock);
-			adopt(d, ev->event_data.fork.parent_pid,
-			      ev->event_data.fork.child_pid, ev->event_data.fork.child_tgid);
+			adopt(d, ev.event_data.fork.parent_pid,
+			      ev.event_data.fork.child_pid, ev.event_data.fork.child_tgid);
 			pthread_mutex_unlock(&d->lock);
 		}
 	}

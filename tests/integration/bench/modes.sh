@@ -14,7 +14,8 @@ for bad in "--enforcement --daemon-cost" "--enforcement --iso-cpu 0" \
 	"--enforcement --requests 5" "--daemon-cost --trials 3" \
 	"--daemon-cost --threads-list 3000" "--daemon-cost --policy iso" \
 	"--daemon-cost --window 0.1" "--policy normal --trials 3" \
-	"--policy normal --plot"; do
+	"--policy normal --plot" "--policy normal --rounds 0" \
+	"--policy normal --duration 1 --rounds 20" "--enforcement --rounds 2"; do
 	rc=0
 	# shellcheck disable=SC2086
 	"$ISOBENCH" $bad >/dev/null 2>"$ISO_TMP/bad.err" || rc=$?
@@ -38,7 +39,8 @@ run() { # run NAME ARGS...: isobench ARGS --json > $ISO_TMP/NAME.json
 
 run enforce --enforcement --trials 2 --iso-cpu 30,40 --window 0.5
 run cost --daemon-cost --threads-list 0,8 --window 0.5 --requests 20
-run plot --policy normal,iso --duration 0.5 --load none --plot "$ISO_TMP/lat.svg"
+run plot --policy normal,iso --duration 0.6 --rounds 2 --load none \
+	--plot "$ISO_TMP/lat.svg"
 
 python3 - "$ISO_TMP" <<'PY' || fail "bad output"
 import json, sys, xml.etree.ElementTree as ET
@@ -96,6 +98,11 @@ for p in c["points"]:
          "daemon-cost: request percentiles out of order")
 for k in ("per_thread_cpu_pct", "per_thread_ns_per_sample", "base_cpu_pct"):
     need(num(c.get(k)), "daemon-cost: %s" % k)
+
+l = json.loads(open(d + "/plot.json").read())
+need(l.get("rounds") == 2, "latency: rounds %r, expected 2" % l.get("rounds"))
+need([r["policy"] for r in l["results"]] == ["normal", "iso"], "latency: results")
+need(all(r["samples"] > 0 for r in l["results"]), "latency: no samples")
 
 svg = ET.parse(d + "/lat.svg").getroot()
 need(svg.tag.endswith("svg"), "plot: not an svg")
