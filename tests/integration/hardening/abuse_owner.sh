@@ -27,6 +27,23 @@ done
 assert_victim_unchanged "promote another user's threads"
 assert_serving "promote another user's threads"
 
+# 1b. the same through the protocol's (pid, tid) pair: the victim's tid
+#     under a pid of nobody's, nobody's own tid under the victim's pid,
+#     and the victim's tid under its own pid: all refused (ESRCH / EPERM)
+"${AS_NOBODY[@]}" "$SPIN" --threads 1 --seconds 20 --duty 1 >"$ISO_TMP/own.out" &
+own=$!; ISO_CHILDREN+=($own)
+wait_lines "$ISO_TMP/own.out" '^ready' 1 || fail "nobody's process did not start"
+otid=$(awk '/^tid/{print $2; exit}' "$ISO_TMP/own.out")
+for pair in "$own $viso" "${VICTIMS[0]} $otid" "${VICTIMS[0]} $viso" "${VICTIMS[1]} $vplain"; do
+	r=$(as_nobody "$HARDTOOL" setpid $pair)
+	log "SET (pid tid) = ($pair): $r"
+	case "$r" in "setpid err -3 "*|"setpid err -1 "*) ;; *) fail "SET ($pair) not refused with ESRCH/EPERM: $r";; esac
+done
+[ "$(kernel_sched "$otid" | cut -d' ' -f1)" = 0 ] || fail "nobody's own thread $otid changed by a mismatched pid"
+kill_bg "$own"
+assert_victim_unchanged "(pid, tid) mismatches"
+assert_serving "(pid, tid) mismatches"
+
 # 2. release (demote) another user's ISO thread: EPERM, it stays RR
 err=$(as_nobody "$ISOCTL" set --normal "$viso" 2>&1) && fail "nobody released daemon's ISO thread"
 echo "$err" | grep -qi "not permitted" || fail "release: want EPERM, got: $err"

@@ -7,6 +7,7 @@
  *   hardtool hold N SECONDS          open N connections and hold them
  *   hardtool noread N SECONDS        send N requests, never read a reply
  *   hardtool linger SECONDS          one idle connection, then a GET on it
+ *   hardtool setpid PID TID          a raw SET (ISO_RR 10) naming pid and tid
  *   hardtool packets                 malformed packets on fresh connections
  *   hardtool fdpass N                N valid GETs, each carrying 250 fds
  *   hardtool churn thread|fork SECONDS RATE LIFE_US [iso|plain [HOLD_S]]
@@ -243,6 +244,29 @@ static int do_hold(int n, double seconds)
 		if (fds[i] >= 0)
 			closed += peer_closed(fds[i]);
 	printf("held %d closed_by_isod %d\n", opened, closed);
+	return 0;
+}
+
+/* ---- setpid: a raw SET naming (pid, tid) ---------------------------- */
+static int do_setpid(pid_t pid, pid_t tid)
+{
+	unsigned char buf[64];
+	char text[ISO_PROTO_TEXT_MAX + 1] = "";
+	struct iso_req q;
+	int fd = connect_raw(3000), len, r;
+
+	if (fd < 0)
+		return 1;
+	memset(&q, 0, sizeof(q));
+	q.type = ISO_MSG_SET;
+	q.seq = 1;
+	q.u.set.pid = pid;
+	q.u.set.tid = tid;
+	q.u.set.policy = ISO_SCHED_RR;
+	q.u.set.prio = 10;
+	len = iso_proto_encode_req(&q, buf, sizeof(buf));
+	r = send(fd, buf, (size_t)len, MSG_NOSIGNAL) == len ? read_reply(fd, text, sizeof(text)) : 3;
+	printf("setpid err %d text %s\n", r, text);
 	return 0;
 }
 
@@ -887,6 +911,8 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(m, "hold") && argc == 4)
 		return do_hold(atoi(argv[2]), atof(argv[3]));
+	if (!strcmp(m, "setpid") && argc == 4)
+		return do_setpid(atoi(argv[2]), atoi(argv[3]));
 	if (!strcmp(m, "linger") && argc == 3)
 		return do_linger(atof(argv[2]));
 	if (!strcmp(m, "noread") && argc == 4)
