@@ -91,7 +91,7 @@ fi
 
 # libFuzzer: the request parser + dispatcher and the input parsers, each
 # for a bounded time from the seed corpus (copied: the repo stays clean).
-fuzz_secs=${ISOSCHED_FUZZ_SECONDS:-30}
+fuzz_secs=${ISOSCHED_FUZZ_SECONDS:-60}
 if step "fuzz build (clang, libFuzzer)" env CC=clang meson setup "$out/fuzz" -Dfuzz=true \
 	-Dwerror=true -Db_lundef=false &&
    step "fuzz compile" ninja -C "$out/fuzz" tests/fuzz/fuzz_proto tests/fuzz/fuzz_input; then

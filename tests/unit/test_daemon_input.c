@@ -59,37 +59,37 @@ static void test_stat_and_schedstat(void **state)
 	assert_int_equal(parse_schedstat_buf("99999999999999999999999 0 0", &v), -EBADMSG);
 }
 
+/* /proc/PID/limits text with the two realtime lines' soft values. */
+static void limits_text(char *buf, size_t cap, const char *rtprio, const char *rttime)
+{
+	snprintf(buf, cap,
+		 "Limit                     Soft Limit           Hard Limit           Units     \n"
+		 "Max cpu time              unlimited            unlimited            seconds   \n"
+		 "Max realtime priority     %-20s 0                    \n"
+		 "Max realtime timeout      %-20s unlimited            us        \n",
+		 rtprio, rttime);
+}
+
 static void test_limits(void **state)
 {
-	static const char head[] =
-		"Limit                     Soft Limit           Hard Limit           Units     \n"
-		"Max cpu time              unlimited            unlimited            seconds   \n";
 	char buf[1024];
 	struct rt_limits l;
 
 	(void)state;
-	snprintf(buf, sizeof(buf), "%s%s", head,
-		 "Max realtime priority     0                    0                    \n"
-		 "Max realtime timeout      unlimited            unlimited            us        \n");
+	limits_text(buf, sizeof(buf), "0", "unlimited");
 	assert_int_equal(parse_limits_buf(buf, &l), 0);
 	assert_int_equal(l.rtprio, 0);
 	assert_int_equal(l.rttime_set, 0);
 	/* rtkit's clients: RLIMIT_RTTIME set; a user's own rtprio */
-	snprintf(buf, sizeof(buf), "%s%s", head,
-		 "Max realtime priority     95                   95                   \n"
-		 "Max realtime timeout      200000               200000               us        \n");
+	limits_text(buf, sizeof(buf), "95", "200000");
 	assert_int_equal(parse_limits_buf(buf, &l), 0);
 	assert_int_equal(l.rtprio, 95);
 	assert_int_equal(l.rttime_set, 1);
 	/* missing or mangled lines are refused */
-	assert_int_equal(parse_limits_buf(head, &l), -EBADMSG);
-	snprintf(buf, sizeof(buf), "%s%s", head,
-		 "Max realtime priority     -3                   0                    \n"
-		 "Max realtime timeout      unlimited            unlimited            us        \n");
+	assert_int_equal(parse_limits_buf("Limit  Soft Limit\n", &l), -EBADMSG);
+	limits_text(buf, sizeof(buf), "-3", "unlimited");
 	assert_int_equal(parse_limits_buf(buf, &l), -EBADMSG);
-	snprintf(buf, sizeof(buf), "%s%s", head,
-		 "Max realtime priority     12x                  0                    \n"
-		 "Max realtime timeout      unlimited            unlimited            us        \n");
+	limits_text(buf, sizeof(buf), "12x", "unlimited");
 	assert_int_equal(parse_limits_buf(buf, &l), -EBADMSG);
 }
 
