@@ -91,7 +91,7 @@ for p in c["points"]:
     need(p.get("policy_errors") == 0 and p.get("request_errors") == 0,
          "daemon-cost: the kernel policy after a request was wrong")
     for k in ("isod_cpu_pct", "isod_cpu_pct_stat", "request_p50_us",
-              "request_p99_us", "request_max_us", "release_p50_us",
+              "enforcer_cpu_pct", "request_p99_us", "request_max_us", "release_p50_us",
               "release_p99_us", "isod_cpu_per_request_us"):
         need(num(p.get(k)) and p[k] >= 0, "daemon-cost: %s" % k)
     need(p["request_p50_us"] <= p["request_p99_us"] <= p["request_max_us"],
