@@ -99,35 +99,35 @@ static void tick(struct isod *d)
 
 /* A crash must not leave ISO threads kernel RT unpoliced until systemd
  * restarts isod: demote every tracked thread (plain system calls only),
- * then die of the signal as before. The restarted isod re-grants them from
- * the state file. */
+ * then hand the signal to whoever had it before — the default action, or
+ * the sanitizers' reporter — and die of it. The restarted isod re-grants
+ * them from the state file. */
 static struct isod *crash_d;
+static struct sigaction crash_old[NSIG];
 
-static void last_gasp(int sig)
+static void last_gasp(int sig, siginfo_t *si, void *uc)
 {
 	const struct task_table *tt = &crash_d->tasks;
 
+	(void)uc;
 	for (size_t i = 0; i < tt->end && i < tt->cap; i++)
 		if (tt->t[i].used && tasks_alive(&tt->t[i]))
 			(void)actuator_demote(tt->t[i].tid);
-	signal(sig, SIG_DFL);
-	raise(sig);
+	sigaction(sig, &crash_old[sig], NULL);
+	/* a sent signal is sent again; a real fault recurs on return */
+	if (si->si_code <= 0 || sig == SIGABRT)
+		raise(sig);
 }
 
 static void catch_crashes(struct isod *d)
 {
-#ifndef __SANITIZE_ADDRESS__ /* the sanitizers' reports come first */
 	static const int sigs[] = { SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT };
-	struct sigaction sa = { .sa_handler = last_gasp, .sa_flags = SA_RESETHAND };
+	struct sigaction sa = { .sa_sigaction = last_gasp, .sa_flags = SA_SIGINFO };
 
 	crash_d = d;
 	sigemptyset(&sa.sa_mask);
 	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
-		sigaction(sigs[i], &sa, NULL);
-#else
-	(void)d;
-	(void)last_gasp;
-#endif
+		sigaction(sigs[i], &sa, &crash_old[sigs[i]]);
 }
 
 /* Each tracked thread holds two fds (pidfd, schedstat) and each client one:
