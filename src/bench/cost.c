@@ -210,6 +210,8 @@ static _Noreturn void cost_child(pid_t parent, unsigned bound_s)
 
 /* isod's CPU time: the sum over its threads' schedstat (ns), and
  * utime+stime of /proc/PID/stat (ns, tick resolution). */
+static uint64_t g_enforcer_ns; /* of the last isod_cpu: its SCHED_FIFO thread */
+
 static int isod_cpu(pid_t pid, uint64_t *sched_ns, uint64_t *stat_ns)
 {
 	char path[64], buf[1024];
@@ -221,6 +223,7 @@ static int isod_cpu(pid_t pid, uint64_t *sched_ns, uint64_t *stat_ns)
 	long hz = sysconf(_SC_CLK_TCK);
 
 	*sched_ns = 0;
+	g_enforcer_ns = 0;
 	snprintf(path, sizeof(path), "/proc/%d/task", pid);
 	d = opendir(path);
 	if (!d)
@@ -235,8 +238,13 @@ static int isod_cpu(pid_t pid, uint64_t *sched_ns, uint64_t *stat_ns)
 		f = fopen(buf, "r");
 		if (!f)
 			continue;
-		if (fscanf(f, "%llu", &v) == 1)
+		if (fscanf(f, "%llu", &v) == 1) {
+			int pol = sched_getscheduler((pid_t)atoi(e->d_name));
+
 			*sched_ns += v;
+			if (pol >= 0 && (pol & ~SCHED_RESET_ON_FORK) == SCHED_FIFO)
+				g_enforcer_ns += v;
+		}
 		fclose(f);
 	}
 	closedir(d);
@@ -262,6 +270,7 @@ struct point {
 	int n, tracked;
 	bool ok;
 	double cpu_pct, cpu_pct_stat, window_s;
+	double enf_pct; /* of it, the enforcer thread (SCHED_FIFO) */
 	double set_p50, set_p99, set_max, rel_p50, rel_p99;
 	double req_isod_us; /* isod CPU per request (set + release pair) */
 	uint64_t requests, eagain, policy_errors, request_errors;
@@ -279,7 +288,7 @@ static void measure_point(const struct mode_opts *o, const char *isod,
 			       "0", NULL };
 	struct cost_shared *sh;
 	struct iso_status_info st;
-	uint64_t a0, a1, b0, b1, t0, t1, r0, r1, dummy, deadline;
+	uint64_t a0, a1, b0, b1, t0, t1, r0, r1, dummy, deadline, e0;
 	char err[512] = "";
 	pid_t p, ipid, parent = getpid();
 	int status;
@@ -335,12 +344,14 @@ static void measure_point(const struct mode_opts *o, const char *isod,
 		snprintf(pt->note, sizeof(pt->note), "cannot read isod's CPU time");
 		goto kill;
 	}
+	e0 = g_enforcer_ns;
 	sleep_ns((uint64_t)(o->window_s * 1e9));
 	t1 = mono_ns();
 	isod_cpu(ipid, &a1, &b1);
 	pt->window_s = (double)(t1 - t0) / 1e9;
 	pt->cpu_pct = 100.0 * (double)(a1 - a0) / (double)(t1 - t0);
 	pt->cpu_pct_stat = 100.0 * (double)(b1 - b0) / (double)(t1 - t0);
+	pt->enf_pct = 100.0 * (double)(g_enforcer_ns - e0) / (double)(t1 - t0);
 
 	isod_cpu(ipid, &r0, &dummy);
 	atomic_store(&sh->phase, 1);
@@ -435,6 +446,8 @@ int daemon_cost_main(const struct mode_opts *o, volatile pid_t *child_pid)
 				putchar(',');
 				json_num("isod_cpu_pct_stat", q->cpu_pct_stat);
 				putchar(',');
+				json_num("enforcer_cpu_pct", q->enf_pct);
+				putchar(',');
 				json_num("window_s", q->window_s);
 				printf(",\"requests\":%llu,",
 				       (unsigned long long)q->requests);
@@ -470,8 +483,8 @@ int daemon_cost_main(const struct mode_opts *o, volatile pid_t *child_pid)
 			       " asleep; %d requests per point (rate limit %s)\n",
 			       o->window_s, o->requests,
 			       rate_opt ? "off" : "not in this isod");
-			printf("%8s %8s %10s %10s | %9s %9s %9s %9s %9s %8s\n",
-			       "threads", "tracked", "isod %cpu", "(stat)",
+			printf("%8s %8s %10s %10s %10s | %9s %9s %9s %9s %9s %8s\n",
+			       "threads", "tracked", "isod %cpu", "(stat)", "enforcer",
 			       "set p50", "set p99", "set max", "rel p50",
 			       "isod/req", "bad pol");
 			for (int i = 0; i < o->n_nthreads; i++) {
@@ -481,10 +494,11 @@ int daemon_cost_main(const struct mode_opts *o, volatile pid_t *child_pid)
 					printf("%8d FAILED: %s\n", q->n, q->note);
 					continue;
 				}
-				printf("%8d %8d %10.3f %10.3f | %7.1fus %7.1fus"
+				printf("%8d %8d %10.3f %10.3f %10.3f | %7.1fus %7.1fus"
 				       " %7.1fus %7.1fus %7.1fus %8llu\n",
 				       q->n, q->tracked, q->cpu_pct,
-				       q->cpu_pct_stat, q->set_p50, q->set_p99,
+				       q->cpu_pct_stat, q->enf_pct, q->set_p50,
+				       q->set_p99,
 				       q->set_max, q->rel_p50, q->req_isod_us,
 				       (unsigned long long)q->policy_errors);
 			}
