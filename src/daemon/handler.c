@@ -27,23 +27,32 @@ static void refuse(struct iso_reply *rep, int err, const char *fmt, ...)
 static bool peer_allowed(const struct isod *d, const struct peer *p)
 {
 	const struct isod_config *c = &d->cfg;
-	struct thread_status st;
 
 	if (p->uid == 0 || (c->n_allow_users == 0 && c->n_allow_groups == 0))
 		return true;
 	for (size_t i = 0; i < c->n_allow_users; i++)
 		if (c->allow_users[i] == p->uid)
 			return true;
-	if (read_thread_status(d->proc, p->pid, &st) < 0)
-		return false;
 	for (size_t i = 0; i < c->n_allow_groups; i++) {
-		if (st.egid == c->allow_groups[i])
+		if (p->gid == c->allow_groups[i])
 			return true;
-		for (size_t j = 0; j < st.ngroups; j++)
-			if (st.groups[j] == c->allow_groups[i])
+		for (size_t j = 0; j < p->ngroups; j++)
+			if (p->groups[j] == c->allow_groups[i])
 				return true;
 	}
 	return false;
+}
+
+/* Is the process that connected still the one under p->pid? Its pid is
+ * how a thread id is mapped from its PID namespace; once it has exited,
+ * the number may be another process's. */
+static bool peer_current(const struct isod *d, const struct peer *p)
+{
+	uint64_t st;
+
+	if (p->starttime == 0)
+		return true;
+	return read_thread_starttime(d->proc, p->pid, &st) == 0 && st == p->starttime;
 }
 
 /* Resolve (pid, tid) of the client's namespace to a thread of ours. */
@@ -56,6 +65,10 @@ static int resolve(struct isod *d, const struct peer *p, int32_t ns_pid,
 	if (ns_tid <= 0 || ns_pid < 0) {
 		refuse(rep, -EINVAL, "thread id must be positive");
 		return -EINVAL;
+	}
+	if (!peer_current(d, p)) {
+		refuse(rep, -ESRCH, "the process that opened this connection has exited; connect again");
+		return -ESRCH;
 	}
 	r = map_client_tid(d->proc, p->pid, ns_tid, tid);
 	if (r == 0)

@@ -6,15 +6,23 @@
 #ifndef ISOD_HANDLER_H
 #define ISOD_HANDLER_H
 
+#include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #include "iso_proto.h"
 #include "isod.h"
 
+/* Who is on the other end, all taken by the kernel at connect time
+ * (server.c): nothing is re-read from /proc under the peer's pid later,
+ * which another process may have by then. */
 struct peer {
 	pid_t pid; /* from SO_PEERCRED, isod's namespace */
 	uid_t uid; /* effective uid at connect time */
-	gid_t gid;
+	gid_t gid; /* effective gid */
+	uint64_t starttime; /* of pid; 0: unknown (no check) */
+	gid_t groups[64];   /* supplementary groups (SO_PEERGROUPS) */
+	size_t ngroups;
 };
 
 /* threads/threads_cap: room for a STATUS page (ISO_PROTO_PAGE entries). */

@@ -18,6 +18,7 @@
 #include "handler.h"
 #include "iso_policy.h"
 #include "log.h"
+#include "procinfo.h"
 #include "ratelimit.h"
 #include "statefile.h"
 
@@ -147,6 +148,25 @@ static bool sync_state(struct isod *d)
 
 static void serve_one(struct isod *d, int ep, struct conn *c, struct ratelimit *rl);
 
+/* Everything authorization needs, as the kernel saw it at connect time:
+ * credentials, supplementary groups, and the start time that pins the pid.
+ * A peer whose groups cannot be read has none (allow_groups then refuses);
+ * one already gone has starttime 1 (never matches: its requests get ESRCH). */
+static void peer_from_cred(struct isod *d, int fd, const struct ucred *cred, struct peer *p)
+{
+	socklen_t glen = sizeof(p->groups);
+
+	p->pid = cred->pid;
+	p->uid = cred->uid;
+	p->gid = cred->gid;
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, p->groups, &glen) == 0)
+		p->ngroups = glen / sizeof(p->groups[0]);
+	else
+		p->ngroups = 0; /* more than 64 groups (ERANGE), or an old kernel */
+	if (read_thread_starttime(d->proc, cred->pid, &p->starttime) < 0 || p->starttime == 0)
+		p->starttime = 1;
+}
+
 /* The slot for a new connection: a free one, else one taken from the user
  * holding the most connections (their oldest), so that a user hoarding
  * connections loses its own, not other users'. */
@@ -210,9 +230,7 @@ static void accept_one(struct isod *d, int ep, int lfd, struct conn *conns,
 			drop(ep, &conns[slot]);
 	}
 	conns[slot].fd = fd;
-	conns[slot].peer.pid = cred.pid;
-	conns[slot].peer.uid = cred.uid;
-	conns[slot].peer.gid = cred.gid;
+	peer_from_cred(d, fd, &cred, &conns[slot].peer);
 	conns[slot].born = ++*clock;
 	ev.data.u64 = slot;
 	epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev);

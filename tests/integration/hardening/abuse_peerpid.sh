@@ -1,16 +1,17 @@
 #!/usr/bin/env bash
 # Abuse: "no one let in" with allow_groups. isod authenticates a connection
-# once (SO_PEERCRED at accept: uid and pid) but reads the peer's groups
-# for allow_groups from /proc/PEER_PID/status at request time
-# (handler.c peer_allowed). If the connecting process exits and its pid is
-# handed to another process, the groups of that other process decide.
+# once, at accept: SO_PEERCRED (uid, gid, pid), SO_PEERGROUPS and the pid's
+# start time. It used to read the groups from /proc/PEER_PID/status at
+# request time, so once the connecting process exited and its pid went to
+# another process, that process's groups decided.
 # Here: isod --allow-groups audio. nobody (not in audio) connects (A),
 # forks B which inherits the connection, A exits; A's pid goes to C, a
 # process of user daemon in group audio (the PID cursor is set with
 # /proc/sys/kernel/ns_last_pid — it only picks which free number the next
 # task gets — or walked round by forking). B then asks ISO for its own
 # thread on A's connection. Wanted: EPERM, as without the reuse.
-# Expected to fail (FINDINGS 6): isod grants it.
+# (Found by this test; fixed: the groups are the connect-time ones, and a
+# request on the connection of an exited process gets ESRCH.)
 source "$SRC_ROOT/tests/integration/lib.sh"
 source "$SRC_ROOT/tests/integration/hardening/hlib.sh"
 need_root

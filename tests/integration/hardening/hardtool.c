@@ -244,6 +244,10 @@ static int do_hold(int n, double seconds)
 		if (fds[i] >= 0)
 			closed += peer_closed(fds[i]);
 	printf("held %d closed_by_isod %d\n", opened, closed);
+	for (int i = 0; i < n; i++)
+		if (fds[i] >= 0)
+			close(fds[i]);
+	free(fds);
 	return 0;
 }
 
