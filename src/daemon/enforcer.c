@@ -33,6 +33,7 @@ static void *enforcer_main(void *arg)
 		isod_enforce_step(d, ts_ns(&t0));
 		clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c1);
 		d->samples++;
+		atomic_store(&d->last_step_ns, ts_ns(&t0));
 		d->sample_ns_total += (uint64_t)(ts_ns(&c1) - ts_ns(&c0));
 		pthread_mutex_unlock(&d->lock);
 		clock_gettime(CLOCK_MONOTONIC, &t1);

@@ -187,6 +187,10 @@ void isod_enforce_step(struct isod *d, int64_t now_ns)
 	bool was = iso_engine_refractory(&d->engine);
 	int r;
 
+	if (d->watchdog_fired) {
+		d->watchdog_fired = false;
+		log_info("the enforcer runs again");
+	}
 	iso_engine_begin(&d->engine);
 	for (size_t i = 0; i < d->tasks.end; i++) {
 		if (!t[i].used || !iso_engine_due(&d->engine, &t[i].core))
@@ -238,6 +242,35 @@ void isod_demote_all(struct isod *d)
 		tasks_remove(&d->tasks, e);
 	}
 	atomic_store(&d->state_dirty, true);
+}
+
+void isod_watchdog(struct isod *d, int64_t now_ns)
+{
+	int64_t last = atomic_load(&d->last_step_ns);
+	int64_t limit = 50 * (int64_t)d->cfg.sample_ms * 1000000;
+	int n = 0;
+
+	if (limit < 500000000)
+		limit = 500000000;
+	if (last == 0 || now_ns - last < limit || pthread_mutex_trylock(&d->lock) != 0)
+		return;
+	if (!d->watchdog_fired && atomic_load(&d->last_step_ns) == last) {
+		d->watchdog_fired = true;
+		for (size_t i = 0; i < d->tasks.end; i++) {
+			struct tracked *e = &d->tasks.t[i];
+
+			if (!e->used || e->core.demoted)
+				continue;
+			/* the engine sees it demoted, and restores it in the
+			 * enforcer's first step while the budget allows */
+			e->core.demoted = true;
+			if (actuator_demote(e->tid) == 0)
+				n++;
+		}
+		log_warning("the enforcer has not run for %lld ms (starved by real-time tasks above priority %d?): %d ISO thread(s) demoted until it runs again",
+			    (long long)((now_ns - last) / 1000000), config_enforcer_prio(&d->cfg), n);
+	}
+	pthread_mutex_unlock(&d->lock);
 }
 
 void isod_thread_info(const struct isod *d, const struct tracked *e,

@@ -10,6 +10,7 @@
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/signalfd.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "actuator.h"
@@ -84,6 +85,10 @@ static const struct { const char *opt, *key; } key_opts[] = {
 
 static void tick(struct isod *d)
 {
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	isod_watchdog(d, (int64_t)now.tv_sec * 1000000000 + now.tv_nsec);
 	if (atomic_exchange(&d->reload, false)) {
 		struct isod_config n;
 		log_info("SIGHUP: reloading %s", d->src->path);

@@ -28,6 +28,8 @@ struct isod {
 	const struct config_source *src;
 	char *state_buf;           /* the state file's text (statefile_snapshot) */
 	size_t state_cap, state_len;
+	atomic_int_least64_t last_step_ns; /* CLOCK_MONOTONIC of the enforcer's last step */
+	bool watchdog_fired;       /* isod_watchdog demoted; until the enforcer runs */
 	uint64_t samples;          /* enforcer steps done */
 	uint64_t sample_ns_total;  /* CPU time spent in them */
 };
@@ -59,6 +61,11 @@ int isod_release(struct isod *d, pid_t tid);
 int isod_recorded(struct isod *d, bool ok);
 void isod_enforce_step(struct isod *d, int64_t now_ns);
 void isod_demote_all(struct isod *d);
+/* Called by the server thread: if the enforcer has not run for a long
+ * while (starved by RT tasks above it), nothing polices the budget, so
+ * demote every ISO thread until it runs again. Takes d->lock itself (or
+ * gives up this time if it is held). */
+void isod_watchdog(struct isod *d, int64_t now_ns);
 void isod_thread_info(const struct isod *d, const struct tracked *e,
 		      struct iso_thread_info *out);
 void isod_status_info(const struct isod *d, struct iso_status_info *out);

@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# A starved enforcer polices nothing, so isod's server thread demotes every
+# ISO thread until the enforcer runs again. To starve it: isod pinned to
+# CPU 0 with a root SCHED_FIFO 90 spinner there for 3 s (above the
+# enforcer's 41; the kernel's RT throttling leaves SCHED_OTHER — the server
+# thread — its 5 %). The ISO thread runs on CPU 1 and must become
+# SCHED_OTHER while the hog runs, and ISO again after it.
+source "$SRC_ROOT/tests/integration/lib.sh"
+need_root
+[ "$(nproc)" -ge 2 ] || skip "needs 2 CPUs"
+rt=$(cat /proc/sys/kernel/sched_rt_runtime_us 2>/dev/null)
+[ -n "$rt" ] && [ "$rt" -ge 0 ] && [ "$rt" -lt 1000000 ] ||
+	skip "RT throttling is off (sched_rt_runtime_us=$rt): a hog would starve isod's server too"
+out=$ISO_TMP/spin.out
+
+start_isod
+taskset -a -cp 0 "$ISOD_PID" >/dev/null || fail "cannot pin isod"
+as_nobody taskset -c 1 "$SPIN" --seconds 10 --duty 5 --iso rr --prio 20 >"$out" &
+ISO_CHILDREN+=($!)
+for _ in $(seq 100); do grep -q ready "$out" && break; sleep 0.05; done
+tid=$(awk '/^tid/{print $2}' "$out")
+[ "$(kernel_sched "$tid" | cut -d' ' -f1)" = 2 ] || fail "thread $tid not RR at the start"
+
+# the hog: bounded twice over (its own --seconds, and timeout)
+timeout 5 chrt -f 90 taskset -c 0 "$SPIN" --seconds 3 >/dev/null &
+ISO_CHILDREN+=($!); hog=$!
+pol=
+for _ in $(seq 30); do
+	sleep 0.1
+	pol=$(kernel_sched "$tid" | cut -d' ' -f1)
+	[ "$pol" = 0 ] && break
+done
+[ "$pol" = 0 ] || fail "ISO thread still policy $pol while the enforcer was starved"
+wait "$hog"
+for _ in $(seq 30); do
+	pol=$(kernel_sched "$tid" | cut -d' ' -f1)
+	[ "$pol" = 2 ] && break
+	sleep 0.1
+done
+[ "$pol" = 2 ] || fail "ISO thread not RR again after the enforcer came back (policy $pol)"
+grep -q "the enforcer has not run" "$ISO_TMP/isod.log" || fail "no watchdog warning logged"
+grep -q "the enforcer runs again" "$ISO_TMP/isod.log" || fail "no recovery logged"
+stop_isod
+echo "PASS"
