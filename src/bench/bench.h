@@ -69,6 +69,7 @@ struct bench_config {
 	double duration_s;
 	uint64_t work_loops; /* calibrated loop count per period */
 	int rounds;          /* turns the duration is split into */
+	int rt_prio;         /* kernel priority of fifo and rr */
 };
 
 enum run_state { RUN_OK, RUN_FAILED, RUN_SKIPPED };

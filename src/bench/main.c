@@ -38,7 +38,7 @@ static void usage(FILE *f)
 	      "\n"
 	      "SYNOPSIS\n"
 	      "    isobench --policy P[,P...] [--threads N] [--period-us U] [--work-pct W]\n"
-	      "             [--duration S] [--rounds R] [--load cpu|cpu+vm|none] [--json]\n"
+	      "             [--duration S] [--rounds R] [--rt-prio N] [--load KIND] [--json]\n"
 	      "             [--socket PATH] [--isod PATH] [--histogram FILE] [--plot FILE.svg]\n"
 	      "    isobench --enforcement [--trials N] [--iso-cpu LIST] [--iso-period S]\n"
 	      "             [--window S] [--json] [--isod PATH]\n"
@@ -83,7 +83,10 @@ static void usage(FILE *f)
 	      "LATENCY OPTIONS\n"
 	      "    --policy LIST    normal, normal-nice-20, fifo, rr, iso, iso-rr, run in\n"
 	      "                     turn (normal-nice-20, fifo, rr need root; fifo and rr run\n"
-	      "                     at priority 50, iso and iso-rr at ISO priority 50)\n"
+	      "                     at --rt-prio (50), iso and iso-rr at ISO priority 50)\n"
+	      "    --rt-prio N      kernel priority of fifo and rr, 1..99 (default 50; isod\n"
+	      "                     runs iso and iso-rr 50 at 25 with the default band, so\n"
+	      "                     --rt-prio 25 compares them at the same kernel level)\n"
 	      "    --threads N      periodic measuring threads, 1..64 (default 1)\n"
 	      "    --period-us U    period in microseconds, 50..1000000 (default 1333)\n"
 	      "    --work-pct W     busy work per period, percent of the period, 0..95\n"
@@ -319,6 +322,7 @@ int main(int argc, char **argv)
 		{ "histogram", required_argument, NULL, 'H' },
 		{ "plot", required_argument, NULL, 'P' },
 		{ "rounds", required_argument, NULL, 'N' },
+		{ "rt-prio", required_argument, NULL, 'O' },
 		{ "enforcement", no_argument, NULL, 'E' },
 		{ "daemon-cost", no_argument, NULL, 'C' },
 		{ "trials", required_argument, NULL, 'T' },
@@ -332,7 +336,7 @@ int main(int argc, char **argv)
 	};
 	struct bench_config cfg = {
 		.threads = 1, .period_ns = 1333000, .work_pct = 20.0,
-		.duration_s = 10.0, .rounds = 1,
+		.duration_s = 10.0, .rounds = 1, .rt_prio = BENCH_PRIO,
 	};
 	enum bench_policy pols[BENCH_MAX_POLICIES];
 	struct bench_result results[BENCH_MAX_POLICIES];
@@ -406,6 +410,10 @@ int main(int argc, char **argv)
 			if (!*optarg)
 				bad("--histogram: empty file name%s", "");
 			hist_file = optarg;
+			break;
+		case 'O':
+			cfg.rt_prio = (int)parse_long("--rt-prio", optarg, 1, 99);
+			latency_only = true;
 			break;
 		case 'N':
 			rounds = (int)parse_long("--rounds", optarg, 1, 1000);

@@ -171,7 +171,7 @@ static void set_error(const char *fmt, const char *a, const char *b)
 
 static int apply_policy(struct worker *w)
 {
-	struct sched_param sp = { .sched_priority = BENCH_PRIO };
+	struct sched_param sp = { .sched_priority = g_cfg->rt_prio };
 	struct iso_thread_info info;
 	int r;
 

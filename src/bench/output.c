@@ -157,8 +157,8 @@ void output_json(const struct bench_report *r)
 	json_num("duration_s", c->duration_s);
 	printf(",\"rounds\":%d,\"load\":", c->rounds);
 	json_string(load_name(r->load));
-	printf(",\"load_processes\":%d,\"priority\":%d,\"results\":[", r->hogs,
-	       BENCH_PRIO);
+	printf(",\"load_processes\":%d,\"priority\":%d,\"rt_prio\":%d,"
+	       "\"results\":[", r->hogs, BENCH_PRIO, c->rt_prio);
 	for (int i = 0; i < r->nresults; i++) {
 		const struct bench_result *x = &r->results[i];
 		struct summary s;

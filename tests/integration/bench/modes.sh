@@ -15,7 +15,8 @@ for bad in "--enforcement --daemon-cost" "--enforcement --iso-cpu 0" \
 	"--daemon-cost --threads-list 3000" "--daemon-cost --policy iso" \
 	"--daemon-cost --window 0.1" "--policy normal --trials 3" \
 	"--policy normal --plot" "--policy normal --rounds 0" \
-	"--policy normal --duration 1 --rounds 20" "--enforcement --rounds 2"; do
+	"--policy normal --duration 1 --rounds 20" "--enforcement --rounds 2" \
+	"--policy fifo --rt-prio 100"; do
 	rc=0
 	# shellcheck disable=SC2086
 	"$ISOBENCH" $bad >/dev/null 2>"$ISO_TMP/bad.err" || rc=$?
