@@ -81,6 +81,8 @@ struct spinner {
 	uint64_t fifo_ns; /* the last poll that still saw SCHED_FIFO */
 	int seen_policy;  /* the kernel policy seen at the demotion */
 	int ours;         /* our isod lists the thread as demoted */
+	int budget_over;  /* and its budget was over iso_cpu (refractory) */
+	uint32_t usage_milli; /* isod's usage then */
 	/* share runs: CPU time while the kernel ran it SCHED_FIFO / not */
 	_Atomic uint64_t rt_ns, other_ns;
 	int last_k;
@@ -166,6 +168,16 @@ static void *spinner_main(void *arg)
 				/* by our isod, or by someone else? */
 				s->ours = iso_get_thread(0, &info) >= 0 &&
 					  (info.flags & ISO_THREAD_DEMOTED);
+				/* by the budget, or by something else in isod
+				 * (a watchdog)? */
+				{
+					struct iso_status_info st;
+
+					if (iso_status(&st, NULL, 0) >= 0) {
+						s->budget_over = st.refractory != 0;
+						s->usage_milli = st.usage_milli;
+					}
+				}
 				break;
 			}
 			s->fifo_ns = now;
@@ -477,7 +489,7 @@ static void dist_of(double *v, int n, struct dist *d)
 
 struct level {
 	int iso_cpu;
-	int trials, demoted, failed, no_cross, foreign;
+	int trials, demoted, failed, no_cross, foreign, not_budget;
 	double model_cross_s; /* τ·ln(1/(1 − L/100)), at 100 % of all CPUs */
 	struct dist cross_s, react_ms, react_samples, last_ms, gap_ms;
 	double *all_react; /* per trial, sorted */
@@ -539,7 +551,7 @@ static void one_trial(const struct mode_opts *o, int ncpu, int L,
 	struct iso_budget b;
 	uint64_t first_grant = UINT64_MAX, first_dem = UINT64_MAX, last_dem = 0;
 	uint64_t first_fifo = 0;
-	int first_ours = 0;
+	int first_ours = 0, first_budget = 0;
 	int64_t cross_ns = -1;
 	pid_t p;
 	int st;
@@ -582,6 +594,7 @@ static void one_trial(const struct mode_opts *o, int ncpu, int L,
 			first_dem = s->demote_ns;
 			first_fifo = s->fifo_ns;
 			first_ours = s->ours;
+			first_budget = s->budget_over;
 		}
 		if (s->demote_ns > last_dem)
 			last_dem = s->demote_ns;
@@ -592,6 +605,10 @@ static void one_trial(const struct mode_opts *o, int ncpu, int L,
 	}
 	if (!first_ours) {
 		*status_out = -4; /* its policy changed, but not by our isod */
+		return;
+	}
+	if (!first_budget) {
+		*status_out = -5; /* our isod, but its budget was not over */
 		return;
 	}
 	/* the engine's average over what the spinners really got */
@@ -836,6 +853,10 @@ int enforcement_main(const struct mode_opts *o, volatile pid_t *child_pid)
 			}
 			if (status == 0)
 				continue; /* never demoted within max_s */
+			if (status == -5) {
+				l->not_budget++; /* isod demoted, not its budget */
+				continue;
+			}
 			if (status == -4) {
 				l->foreign++; /* someone else changed it */
 				continue;
@@ -891,9 +912,10 @@ int enforcement_main(const struct mode_opts *o, volatile pid_t *child_pid)
 			struct level *l = &lv[li];
 
 			printf("%s{\"iso_cpu\":%d,\"trials\":%d,\"demoted\":%d,"
-			       "\"failed\":%d,\"no_crossing\":%d,\"foreign\":%d,",
+			       "\"failed\":%d,\"no_crossing\":%d,\"foreign\":%d,"
+			       "\"not_budget\":%d,",
 			       li ? "," : "", l->iso_cpu, l->trials, l->demoted,
-			       l->failed, l->no_cross, l->foreign);
+			       l->failed, l->no_cross, l->foreign, l->not_budget);
 			json_num("model_crossing_s", l->model_cross_s);
 			putchar(',');
 			print_dist_json("crossing_s", &l->cross_s);
@@ -981,6 +1003,13 @@ int enforcement_main(const struct mode_opts *o, volatile pid_t *child_pid)
 				       100.0 - l->rt_pct_all);
 			}
 		}
+		for (int li = 0; li < o->n_iso_cpu; li++)
+			if (lv[li].not_budget)
+				printf("note: iso_cpu %d: %d trial%s left out: isod"
+				       " demoted the spinners while its budget was"
+				       " not over iso_cpu (its watchdog?)\n",
+				       lv[li].iso_cpu, lv[li].not_budget,
+				       lv[li].not_budget == 1 ? "" : "s");
 		for (int li = 0; li < o->n_iso_cpu; li++)
 			if (lv[li].foreign)
 				printf("note: iso_cpu %d: %d trial%s left out: the"

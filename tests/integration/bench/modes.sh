@@ -62,7 +62,7 @@ need(num(e.get("sample_ms")) and e["sample_ms"] > 0, "enforcement: sample_ms")
 need([l.get("iso_cpu") for l in e.get("levels", [])] == [30, 40],
      "enforcement: levels %r" % e.get("levels"))
 for l in e["levels"]:
-    for k in ("trials", "demoted", "failed"):
+    for k in ("trials", "demoted", "failed", "no_crossing", "foreign", "not_budget"):
         need(count(l.get(k)), "enforcement %s: %s" % (l["iso_cpu"], k))
     need(l["trials"] == 2 and l["failed"] == 0 and l["demoted"] <= 2,
          "enforcement %s: trials/failed/demoted" % l["iso_cpu"])
