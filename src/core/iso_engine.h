@@ -69,7 +69,7 @@ bool iso_engine_decide(const struct iso_engine *e, struct iso_task *task);
  *     for each task: if (iso_engine_due(e, task))
  *                        iso_engine_account_read(e, task, cpu_ns, now_ns);
  */
-#define ISO_COLD_EVERY 8
+#define ISO_COLD_EVERY 16
 #define ISO_COLD_SHARE_DIV 8
 bool iso_engine_precise(const struct iso_engine *e);
 /* Should task be read in this step? (Counts down its skip if not.) */
