@@ -55,6 +55,11 @@ int cli_parse_limit(const char *verb, const char *s, int *out);
 int cli_parse_tid(const char *verb, const char *s, int *out);
 /* --socket PATH: checks it and sets ISOSCHED_SOCKET for the library. */
 int cli_set_socket(const char *verb, const char *path);
+/* The options of the read-only verbs (status, get): --json, --socket,
+ * --help. Returns CLI_PARSE_OK with optind at the first operand, or the
+ * exit status to return (help shown, or a usage error). */
+#define CLI_PARSE_OK (-1)
+int cli_parse_query_opts(const char *verb, int argc, char **argv, bool *json);
 
 /* cli_error.c — messages and exit codes. */
 /* "isoctl[ VERB]: <fmt>\nTry 'isoctl[ VERB] --help' ...", returns

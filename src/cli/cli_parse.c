@@ -4,6 +4,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/un.h>
@@ -89,4 +90,36 @@ int cli_set_socket(const char *verb, const char *path)
 		return CLI_EXIT_FAILED;
 	}
 	return 0;
+}
+
+int cli_parse_query_opts(const char *verb, int argc, char **argv, bool *json)
+{
+	enum { OPT_JSON = CLI_OPT_FIRST_VERB_OPT };
+	static const struct option opts[] = {
+		{ "json", no_argument, NULL, OPT_JSON },
+		{ "socket", required_argument, NULL, CLI_OPT_SOCKET },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 }
+	};
+	int c, r;
+
+	*json = false;
+	opterr = 0;
+	optind = 0; /* glibc: 0 re-reads the optstring's ordering flag */
+	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+		switch (c) {
+		case OPT_JSON:
+			*json = true;
+			break;
+		case CLI_OPT_SOCKET:
+			if ((r = cli_set_socket(verb, optarg)))
+				return r;
+			break;
+		case 'h':
+			return cli_print_help(verb);
+		default:
+			return cli_getopt_error(verb, c, argv);
+		}
+	}
+	return CLI_PARSE_OK;
 }

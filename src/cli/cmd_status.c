@@ -5,7 +5,6 @@
 #include <getopt.h>
 #include <stdlib.h>
 
-enum { OPT_JSON = CLI_OPT_FIRST_VERB_OPT };
 
 /* Fetch the status and all threads into a table of *n entries in *out
  * (the caller frees it). Returns 0 or a negative errno. */
@@ -48,35 +47,14 @@ static int fetch_all(struct iso_status_info *st, struct iso_thread_info **out,
 
 int cmd_status(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "json", no_argument, NULL, OPT_JSON },
-		{ "socket", required_argument, NULL, CLI_OPT_SOCKET },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 }
-	};
 	struct iso_status_info st = { 0 };
 	struct iso_thread_info *t = NULL;
-	bool json = false;
+	bool json;
 	size_t n = 0;
-	int c, r;
+	int r;
 
-	opterr = 0;
-	optind = 0; /* glibc: 0 re-reads the optstring's ordering flag */
-	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
-		switch (c) {
-		case OPT_JSON:
-			json = true;
-			break;
-		case CLI_OPT_SOCKET:
-			if ((r = cli_set_socket("status", optarg)))
-				return r;
-			break;
-		case 'h':
-			return cli_print_help("status");
-		default:
-			return cli_getopt_error("status", c, argv);
-		}
-	}
+	if ((r = cli_parse_query_opts("status", argc, argv, &json)) != CLI_PARSE_OK)
+		return r;
 	if (optind < argc)
 		return cli_usage_error("status", "unexpected argument '%s'", argv[optind]);
 

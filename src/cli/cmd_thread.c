@@ -103,33 +103,12 @@ int cmd_set(int argc, char **argv)
 
 int cmd_get(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "json", no_argument, NULL, OPT_JSON },
-		{ "socket", required_argument, NULL, CLI_OPT_SOCKET },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 }
-	};
 	struct iso_thread_info info;
-	bool json = false;
-	int tid, c, r;
+	bool json;
+	int tid, r;
 
-	opterr = 0;
-	optind = 0; /* glibc: 0 re-reads the optstring's ordering flag */
-	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
-		switch (c) {
-		case OPT_JSON:
-			json = true;
-			break;
-		case CLI_OPT_SOCKET:
-			if ((r = cli_set_socket("get", optarg)))
-				return r;
-			break;
-		case 'h':
-			return cli_print_help("get");
-		default:
-			return cli_getopt_error("get", c, argv);
-		}
-	}
+	if ((r = cli_parse_query_opts("get", argc, argv, &json)) != CLI_PARSE_OK)
+		return r;
 	if (optind >= argc)
 		return cli_usage_error("get", "no thread id given");
 	if (argc - optind > 1)
