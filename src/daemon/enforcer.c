@@ -26,10 +26,13 @@ static void *enforcer_main(void *arg)
 		next.tv_nsec = n % 1000000000LL;
 		while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, NULL) == EINTR)
 			;
-		clock_gettime(CLOCK_MONOTONIC, &t0);
 		/* the cost counted is CPU time: preemption is not isod's cost */
 		clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c0);
 		pthread_mutex_lock(&d->lock);
+		/* the step's time is taken once the lock is held, right before
+		 * the reads: a wait for the lock must not make the CPU time read
+		 * look like more than the interval allowed */
+		clock_gettime(CLOCK_MONOTONIC, &t0);
 		isod_enforce_step(d, ts_ns(&t0));
 		clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c1);
 		d->samples++;
