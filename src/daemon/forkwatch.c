@@ -54,12 +54,11 @@ static void adopt(struct isod *d, pid_t parent_tid, pid_t child_tid, pid_t child
 	struct grant g;
 	int r;
 
-	/* Only new processes: for a new thread the kernel reports the
-	 * process's parent (real_parent), not the thread that created it, so
-	 * isod cannot tell whether an ISO thread did. New threads start
-	 * SCHED_OTHER; the preload shim passes ISO on in pthread_create. */
-	if (child_tid != child_tgid)
-		return;
+	/* Only new processes (forkwatch_handle): for a new thread the kernel
+	 * reports the process's parent (real_parent), not the thread that
+	 * created it, so isod cannot tell whether an ISO thread did. New
+	 * threads start SCHED_OTHER; the preload shim passes ISO on in
+	 * pthread_create. */
 	if (!p || tasks_find(&d->tasks, child_tid))
 		return;
 	if (read_thread_status(d->proc, child_tid, &st) < 0 || st.tgid != child_tgid)
@@ -98,7 +97,10 @@ void forkwatch_handle(struct isod *d, int fd)
 			/* the event follows a 20-byte header: copy it out, it is
 			 * not aligned for its 8-byte members */
 			memcpy(&ev, cn->data, sizeof(ev));
-			if (ev.what != PROC_EVENT_FORK || !d->cfg.inherit)
+			/* the whole machine's forks and thread creations come by
+			 * here: drop what cannot be adopted before taking the lock */
+			if (ev.what != PROC_EVENT_FORK || !d->cfg.inherit ||
+			    ev.event_data.fork.child_pid != ev.event_data.fork.child_tgid)
 				continue;
 			pthread_mutex_lock(&d->lock);
 			adopt(d, ev.event_data.fork.parent_pid,
