@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# mkinitramfs.sh OUT.cpio.gz INIT [FILE...] — a busybox initramfs for the
+# scx tests: busybox-static as /bin/*, INIT as /init, every FILE (binaries,
+# scripts) under /t/ with the shared libraries ldd lists for it.
+set -euo pipefail
+out=$1 init=$2
+shift 2
+bb=$(command -v busybox)
+root=$(mktemp -d)
+trap 'rm -rf "$root"' EXIT
+mkdir -p "$root"/{bin,sbin,dev,proc,sys,tmp,run,t,etc,lib64,usr/lib,sys/fs/bpf}
+cp "$bb" "$root/bin/busybox"
+for a in $("$bb" --list | grep -vx busybox); do
+	ln -sf busybox "$root/bin/$a"
+done
+# /init prints nothing without a console
+mknod "$root/dev/console" c 5 1
+mknod "$root/dev/null" c 1 3
+cp "$init" "$root/init"
+chmod 755 "$root/init"
+printf 'root:x:0:0:root:/:/bin/sh\nnobody:x:65534:65534:nobody:/:/bin/sh\n' >"$root/etc/passwd"
+printf 'root:x:0:\nnogroup:x:65534:\n' >"$root/etc/group"
+for f in "$@"; do
+	cp -L "$f" "$root/t/"
+	# the loader (glibc's ld.so) and each library at the path ldd prints
+	ldd "$f" 2>/dev/null | grep -o '/[^ ]*' | while read -r lib; do
+		mkdir -p "$root$(dirname "$lib")"
+		cp -Ln "$lib" "$root$lib"
+	done
+done
+(cd "$root" && find . | cpio -o -H newc --quiet) | gzip -1 >"$out"
