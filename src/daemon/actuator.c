@@ -1,5 +1,6 @@
 /* actuator.c — sched_setattr(2) on behalf of the engine's decisions. */
 #include "actuator.h"
+#include "backend.h"
 
 #include <errno.h>
 #include <sched.h>
@@ -20,6 +21,7 @@ struct kernel_sched_attr {
 
 #define FLAG_RESET_ON_FORK 0x01
 #define FLAG_KEEP_PARAMS 0x10 /* keep nice when switching to SCHED_OTHER */
+#define POLICY_EXT 7          /* SCHED_EXT: glibc 2.36 does not name it */
 
 static bool dry_run;
 
@@ -47,7 +49,34 @@ int actuator_promote(pid_t tid, bool fifo, int kprio)
 	return setattr(tid, &a);
 }
 
+static int to_other(pid_t tid);
+
+int actuator_grant(pid_t tid, bool fifo, int kprio, int prio, unsigned limit)
+{
+	int r;
+
+	if (dry_run || !backend_scx_active())
+		return actuator_promote(tid, fifo, kprio);
+	/* kernel RT would run above every sched_ext task: stay SCHED_OTHER */
+	r = to_other(tid);
+	if (r < 0)
+		return r;
+	r = backend_scx_set(tid, fifo, prio, limit);
+	if (r == -ENODEV) /* scx_iso went away under us: never leave it unpoliced */
+		return actuator_promote(tid, fifo, kprio);
+	return r;
+}
+
 int actuator_demote(pid_t tid)
+{
+	int r = to_other(tid);
+
+	if (!dry_run)
+		(void)backend_scx_clear(tid);
+	return r;
+}
+
+static int to_other(pid_t tid)
 {
 	struct kernel_sched_attr a = { .size = sizeof(a) };
 	int r;
@@ -77,6 +106,15 @@ int actuator_query(pid_t tid, int *policy, int *prio, int *nice)
 	*policy = (int)a.sched_policy;
 	*prio = (int)a.sched_priority;
 	*nice = a.sched_nice;
+	if (a.sched_policy == SCHED_OTHER) {
+		int p;
+		bool demoted;
+
+		if (backend_scx_query(tid, &p, &demoted) == 0 && !demoted) {
+			*policy = POLICY_EXT;
+			*prio = p;
+		}
+	}
 	return 0;
 }
 

@@ -13,9 +13,14 @@
 void actuator_set_dry_run(bool dry);
 /* Kernel SCHED_FIFO (fifo) or SCHED_RR at kernel priority kprio. */
 int actuator_promote(pid_t tid, bool fifo, int kprio);
+/* ISO through the active backend (backend.h): on scx_iso the thread is
+ * made SCHED_OTHER and marked with its ISO priority prio and own limit;
+ * otherwise, or should scx_iso be gone, actuator_promote(tid, fifo, kprio). */
+int actuator_grant(pid_t tid, bool fifo, int kprio, int prio, unsigned limit);
 /* Back to SCHED_OTHER at the thread's own nice level. */
 int actuator_demote(pid_t tid);
-/* What the kernel runs the thread as now. */
+/* What the kernel runs the thread as now. A thread scx_iso runs as ISO
+ * reads as SCHED_EXT (7) at its ISO priority. */
 int actuator_query(pid_t tid, int *policy, int *prio, int *nice);
 /* Does the thread carry SCHED_RESET_ON_FORK (as every isod grant does)?
  * 1 yes, 0 no, or a negative errno. */

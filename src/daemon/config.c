@@ -12,6 +12,7 @@
 #include <strings.h>
 #include <syslog.h>
 
+#include "backend.h"
 #include "log.h"
 
 void config_defaults(struct isod_config *c)
@@ -31,6 +32,8 @@ void config_defaults(struct isod_config *c)
 	snprintf(c->socket_path, sizeof(c->socket_path), "%s", "/run/isosched/isod.sock");
 	snprintf(c->state_path, sizeof(c->state_path), "%s", ISOD_DEFAULT_STATE);
 	c->log_level = LOG_INFO;
+	c->backend = BACKEND_AUTO;
+	snprintf(c->scx_pin_dir, sizeof(c->scx_pin_dir), "%s", "/sys/fs/bpf/isosched");
 }
 
 static int parse_uint(const char *v, unsigned lo, unsigned hi, unsigned *out)
@@ -161,6 +164,15 @@ int config_set(struct isod_config *c, const char *key, const char *v,
 		c->log_level = log_level_from_string(v);
 		r = c->log_level < 0 ? -EINVAL : 0;
 		*why = "log_level must be error, warning, info or debug";
+	} else if (!strcmp(key, "backend")) {
+		enum backend_kind k;
+		r = backend_parse(v, &k);
+		if (r == 0)
+			c->backend = (int)k;
+		*why = "backend must be auto, kernel-rt or scx";
+	} else if (!strcmp(key, "scx_pin_dir")) {
+		r = set_path(c->scx_pin_dir, sizeof(c->scx_pin_dir), v);
+		*why = "scx_pin_dir must be an absolute path";
 	} else if (!strcmp(key, "syslog")) {
 		r = parse_bool(v, &c->use_syslog);
 		*why = "syslog must be yes or no";

@@ -38,6 +38,8 @@ struct isod_config {
 	int log_level;
 	bool use_syslog;
 	bool dry_run;
+	int backend;               /* enum backend_kind (backend.h): auto, kernel-rt, scx */
+	char scx_pin_dir[200];     /* where scx_iso pins its maps */
 };
 
 /* Where a configuration comes from: the file and the command line on top.

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "actuator.h"
+#include "backend.h"
 #include "iso_band.h"
 #include "iso_policy.h"
 #include "log.h"
@@ -77,7 +78,10 @@ void isod_reconfigure(struct isod *d, const struct isod_config *n)
 }
 
 /* Put the kernel in line with the engine's decision for e, checking the
- * thread's identity before and after, as rtkit does. */
+ * thread's identity before and after, as rtkit does. On scx_iso the
+ * scheduler keeps the budget per CPU (DESIGN.md: "per CPU where the
+ * accounting backend can measure it"), so the engine's global decision is
+ * not applied; it takes over again should scx_iso go (backend_switch). */
 static int apply(struct isod *d, struct tracked *e)
 {
 	int r;
@@ -85,10 +89,11 @@ static int apply(struct isod *d, struct tracked *e)
 	(void)d;
 	if (!tasks_alive(e))
 		return -ESRCH;
-	if (e->core.demoted)
+	if (e->core.demoted && !backend_scx_active())
 		r = actuator_demote(e->tid);
 	else
-		r = actuator_promote(e->tid, e->policy == ISO_POLICY_ISO_FIFO, e->kprio);
+		r = actuator_grant(e->tid, e->policy == ISO_POLICY_ISO_FIFO, e->kprio,
+				   e->prio, e->core.limit);
 	if (r == 0 && !tasks_alive(e))
 		r = -ESRCH;
 	return r;
@@ -181,6 +186,36 @@ int isod_release(struct isod *d, pid_t tid)
 	return r == -ESRCH ? 0 : r;
 }
 
+/* scx_iso came or went (backend.h): put every tracked thread on the
+ * backend now in use, so none is lost to a scheduler that was unloaded. */
+static void backend_switch(struct isod *d)
+{
+	bool scx = backend_scx_active();
+	unsigned moved = 0;
+
+	for (size_t i = 0; i < d->tasks.end; i++) {
+		struct tracked *e = &d->tasks.t[i];
+		int r;
+
+		if (!e->used)
+			continue;
+		r = apply(d, e);
+		if (r == -ESRCH) {
+			tasks_remove(&d->tasks, e);
+			atomic_store(&d->state_dirty, true);
+		} else if (r < 0) {
+			log_warning_errno(r, "cannot move thread %d", (int)e->tid);
+		} else {
+			moved++;
+		}
+	}
+	if (scx)
+		log_info("scx_iso loaded: %u ISO threads now scheduled by it", moved);
+	else
+		log_warning("scx_iso gone: %u ISO threads back on kernel SCHED_FIFO/RR in the band",
+			    moved);
+}
+
 void isod_enforce_step(struct isod *d, int64_t now_ns)
 {
 	struct tracked *t = d->tasks.t;
@@ -191,6 +226,10 @@ void isod_enforce_step(struct isod *d, int64_t now_ns)
 		d->watchdog_fired = false;
 		log_info("the enforcer runs again");
 	}
+	if (backend_poll(now_ns))
+		backend_switch(d);
+	backend_scx_tune(d->engine.tun.iso_cpu, d->engine.tun.iso_period_s);
+
 	iso_engine_begin(&d->engine);
 	for (size_t i = 0; i < d->tasks.end; i++) {
 		if (!t[i].used || !iso_engine_due(&d->engine, &t[i].core))
@@ -277,6 +316,7 @@ void isod_thread_info(const struct isod *d, const struct tracked *e,
 		      struct iso_thread_info *o)
 {
 	int pol = -1, prio = 0, nice = 0;
+	bool demoted = e->core.demoted;
 
 	(void)d;
 	memset(o, 0, sizeof(*o));
@@ -286,12 +326,15 @@ void isod_thread_info(const struct isod *d, const struct tracked *e,
 	o->policy = e->policy;
 	o->prio = e->prio;
 	o->limit = (int32_t)e->core.limit;
-	o->flags = e->flags | (e->core.demoted ? ISO_THREAD_DEMOTED : 0);
 	o->cpu_ns = e->cpu_ns;
 	(void)actuator_query(e->tid, &pol, &prio, &nice);
+	/* on scx_iso demotion is the scheduler's, per CPU: SCHED_EXT means ISO */
+	if (backend_scx_active())
+		demoted = pol != 7;
+	o->flags = e->flags | (demoted ? ISO_THREAD_DEMOTED : 0);
 	o->kernel_policy = pol;
 	o->kernel_prio = prio;
-	o->user_prio = e->core.demoted ? iso_user_prio(ISO_POLICY_NORMAL, 0, nice)
+	o->user_prio = demoted ? iso_user_prio(ISO_POLICY_NORMAL, 0, nice)
 				       : iso_user_prio(e->policy, e->prio, nice);
 }
 

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "actuator.h"
+#include "backend.h"
 #include "config.h"
 #include "enforcer.h"
 #include "forkwatch.h"
@@ -58,6 +59,8 @@ static void usage(FILE *f)
 "                             look like isod grants the state file does not\n"
 "                             list (default yes)\n"
 "      --log-level LEVEL      error, warning, info (default) or debug\n"
+"      --backend B            auto (default), kernel-rt or scx (the scx_iso scheduler)\n"
+"      --scx-pin-dir DIR      where scx_iso pins its maps (default /sys/fs/bpf/isosched)\n"
 "      --syslog               log to syslog instead of stderr\n"
 "      --dry-run              decide and log, but change no thread\n"
 "  -h, --help                 this help\n"
@@ -80,6 +83,7 @@ static const struct { const char *opt, *key; } key_opts[] = {
 	{ "rate-limit", "rate_limit" }, { "rate-burst", "rate_burst" },
 	{ "allow-users", "allow_users" }, { "allow-groups", "allow_groups" },
 	{ "log-level", "log_level" }, { "sweep-orphans", "sweep_orphans" },
+	{ "backend", "backend" }, { "scx-pin-dir", "scx_pin_dir" },
 };
 #define N_KEY_OPTS (sizeof(key_opts) / sizeof(key_opts[0]))
 
@@ -231,6 +235,15 @@ int main(int argc, char **argv)
 	log_setup(cfg.log_level, cfg.use_syslog);
 	actuator_set_dry_run(cfg.dry_run);
 	raise_fd_limit(&cfg);
+	r = backend_setup((enum backend_kind)cfg.backend, cfg.scx_pin_dir, NULL);
+	if (r < 0) {
+		log_error_errno(r, "backend scx: scx_iso is not loaded (or its maps are not in %s)",
+				cfg.scx_pin_dir);
+		return 1;
+	}
+	log_info("backend %s: %s", backend_kind_name((enum backend_kind)cfg.backend),
+		 backend_scx_active() ? "scx_iso schedules ISO threads"
+				      : "kernel SCHED_FIFO/RR in the band");
 	/* no page faults in the enforcer's path */
 	if (mlockall(MCL_CURRENT | MCL_FUTURE) < 0)
 		log_debug("mlockall failed; continuing");
@@ -292,5 +305,6 @@ int main(int argc, char **argv)
 			 (unsigned long long)d.samples,
 			 (double)d.sample_ns_total / (double)d.samples / 1000.0);
 	isod_destroy(&d);
+	backend_close();
 	return 0;
 }

@@ -171,6 +171,18 @@ static bool iso_effective(struct scx_iso_task *e, struct scx_iso_cpu *c)
 	return !d;
 }
 
+/* Add the time since e last started (or was last charged) to its
+ * counters: on every tick, since an ISO_FIFO task may never stop. */
+static void charge(struct scx_iso_task *e, struct scx_iso_cpu *c, u64 now)
+{
+	if (now <= e->run_start)
+		return;
+	e->run_ns += now - e->run_start;
+	if (c && c->cur_rank)
+		e->iso_ns += now - e->run_start;
+	e->run_start = now;
+}
+
 static struct scx_iso_task *iso_entry(struct task_struct *p)
 {
 	u32 tid = (u32)p->pid;
@@ -178,10 +190,13 @@ static struct scx_iso_task *iso_entry(struct task_struct *p)
 	return bpf_map_lookup_elem(&tasks, &tid);
 }
 
-/* A new ISO task of rank prio is queued: if a CPU it may use runs
- * something of lower rank, make that CPU preempt (the task's own CPU
- * first, so cache affinity wins ties). */
-static void preempt_for(struct task_struct *p, u32 prio)
+/* An ISO task of rank prio is queued: if a CPU it may use runs something
+ * of lower rank, make that CPU preempt (the task's own CPU first, so cache
+ * affinity wins ties). Only a wakeup may kick its own CPU: any other
+ * enqueue comes from that CPU rescheduling already (slice end, preemption),
+ * where cur_rank is momentarily 0 and a kick would preempt the task it is
+ * about to pick, and the two would take turns preempting each other. */
+static void preempt_for(struct task_struct *p, u32 prio, bool wakeup)
 {
 	s32 own = scx_bpf_task_cpu(p), best = -1;
 	u32 best_rank = prio;
@@ -189,13 +204,15 @@ static void preempt_for(struct task_struct *p, u32 prio)
 	u32 i;
 
 	c = cpu_state(own);
-	if (c && !c->refractory && c->cur_rank < prio &&
+	if (wakeup && c && !c->refractory && c->cur_rank < prio &&
 	    bpf_cpumask_test_cpu(own, p->cpus_ptr)) {
 		best = own;
 	} else {
 		bpf_for(i, 0, nr_cpus) {
 			if (i >= SCX_ISO_MAX_CPUS)
 				break;
+			if (!wakeup && i == (u32)own)
+				continue;
 			c = cpu_state(i);
 			if (!c || c->refractory || c->cur_rank >= best_rank ||
 			    !bpf_cpumask_test_cpu(i, p->cpus_ptr))
@@ -243,7 +260,7 @@ void BPF_STRUCT_OPS(iso_enqueue, struct task_struct *p, u64 enq_flags)
 		scx_bpf_dispatch_vtime(p, ISO_DSQ,
 				       e->policy == SCX_ISO_FIFO ? FIFO_SLICE_NS : RR_SLICE_NS,
 				       key, enq_flags);
-		preempt_for(p, prio);
+		preempt_for(p, prio, enq_flags & SCX_ENQ_WAKEUP);
 		return;
 	}
 	vtime = p->scx.dsq_vtime;
@@ -298,14 +315,16 @@ void BPF_STRUCT_OPS(iso_running, struct task_struct *p)
 void BPF_STRUCT_OPS(iso_tick, struct task_struct *p)
 {
 	struct scx_iso_cpu *c = cpu_state(scx_bpf_task_cpu(p));
-	struct scx_iso_task *e;
+	struct scx_iso_task *e = iso_entry(p);
+	u64 now = bpf_ktime_get_ns();
 
 	if (!c)
 		return;
-	account(c, bpf_ktime_get_ns());
+	account(c, now);
+	if (e)
+		charge(e, c, now);
 	if (!c->cur_rank)
 		return;
-	e = iso_entry(p);
 	if (!e || !iso_effective(e, c)) {
 		/* refractory or over its limit (or isod took it back): give
 		 * up the CPU now, enqueue files it as normal */
@@ -313,7 +332,11 @@ void BPF_STRUCT_OPS(iso_tick, struct task_struct *p)
 		p->scx.slice = 0;
 		return;
 	}
-	if (e->policy == SCX_ISO_FIFO)
+	/* ISO_FIFO keeps the CPU, unless a higher ISO task asked for it: the
+	 * kick's zero slice must not be refilled before the CPU reschedules */
+	if (c->kicked)
+		p->scx.slice = 0;
+	else if (e->policy == SCX_ISO_FIFO)
 		p->scx.slice = FIFO_SLICE_NS;
 }
 
@@ -326,8 +349,7 @@ void BPF_STRUCT_OPS(iso_stopping, struct task_struct *p, bool runnable)
 	if (c)
 		account(c, now);
 	if (e) {
-		if (c && c->cur_rank && now > e->run_start)
-			e->iso_ns += now - e->run_start;
+		charge(e, c, now);
 		if (c && c->kicked && runnable)
 			e->head = 1;
 	} else {

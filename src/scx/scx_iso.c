@@ -138,10 +138,11 @@ static int dump(const char *dir)
 		do {
 			k = next;
 			if (bpf_map_lookup_elem(tfd, &k, &e) == 0)
-				printf("task %u policy=%u prio=%u limit=%u demoted=%u demotions=%llu iso_ms=%llu last_cpu=%u\n",
+				printf("task %u policy=%u prio=%u limit=%u demoted=%u demotions=%llu iso_ms=%llu run_ms=%llu last_cpu=%u\n",
 				       k, e.policy, e.prio, e.limit, e.demoted,
 				       (unsigned long long)e.demotions,
-				       (unsigned long long)(e.iso_ns / 1000000), e.last_cpu);
+				       (unsigned long long)(e.iso_ns / 1000000),
+				       (unsigned long long)(e.run_ns / 1000000), e.last_cpu);
 		} while (bpf_map_get_next_key(tfd, &k, &next) == 0);
 	}
 	close(tfd);

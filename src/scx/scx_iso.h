@@ -42,12 +42,13 @@ struct scx_iso_task {
 	__u32 policy;    /* SCX_ISO_RR or SCX_ISO_FIFO; anything else: normal */
 	__u32 prio;      /* ISO priority 1..99: higher runs first */
 	__u32 limit;     /* own limit, percent of its CPU; 0: none */
-	__u32 reserved;
+	__u32 reserved;  /* 0 */
 	/* out: written by the scheduler */
 	__u32 demoted;   /* SCX_ISO_DEMOTED_* bits, 0 while it runs as ISO */
 	__u32 last_cpu;
 	__u64 demotions; /* transitions from ISO to normal */
 	__u64 iso_ns;    /* CPU time run as ISO */
+	__u64 run_ns;    /* CPU time run at all (ISO or not) */
 	__u64 run_start; /* scheduler-private: when it last started running */
 	__u32 head;      /* scheduler-private: FIFO preempted, requeue at the head */
 	__u32 pad;

@@ -1,0 +1,316 @@
+/* backend_scx.c — isod's side of scx_iso: detection through sysfs and the
+ * pinned maps through raw bpf(2) (BPF_OBJ_GET, map lookup/update/delete). */
+#include "backend.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/bpf.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "../scx/scx_iso.h"
+
+#define POLL_NS 100000000LL /* sysfs is re-read at most every 100 ms */
+
+static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+static enum backend_kind want = BACKEND_KERNEL_RT;
+static char pin_dir[BACKEND_PIN_DIR_MAX] = SCX_ISO_PIN_DIR_DEFAULT;
+static char sysfs_dir[BACKEND_PIN_DIR_MAX] = "/sys/kernel/sched_ext";
+static int tasks_fd = -1, tune_fd = -1;
+static bool active;
+static int64_t last_poll;
+static struct scx_iso_tune sent; /* what scx_iso was last given; 0: nothing */
+
+int backend_parse(const char *s, enum backend_kind *out)
+{
+	if (!strcasecmp(s, "auto"))
+		*out = BACKEND_AUTO;
+	else if (!strcasecmp(s, "kernel-rt"))
+		*out = BACKEND_KERNEL_RT;
+	else if (!strcasecmp(s, "scx"))
+		*out = BACKEND_SCX;
+	else
+		return -EINVAL;
+	return 0;
+}
+
+const char *backend_kind_name(enum backend_kind k)
+{
+	return k == BACKEND_AUTO ? "auto" : k == BACKEND_SCX ? "scx" : "kernel-rt";
+}
+
+static long sys_bpf(int cmd, union bpf_attr *a)
+{
+	return syscall(SYS_bpf, cmd, a, sizeof(*a));
+}
+
+static int obj_get(const char *name)
+{
+	char p[BACKEND_PIN_DIR_MAX + 16];
+	union bpf_attr a;
+	long fd;
+
+	snprintf(p, sizeof(p), "%s/%s", pin_dir, name);
+	memset(&a, 0, sizeof(a));
+	a.pathname = (uint64_t)(uintptr_t)p;
+	a.file_flags = 0;
+	fd = sys_bpf(BPF_OBJ_GET, &a);
+	if (fd < 0)
+		return -errno;
+	(void)fcntl((int)fd, F_SETFD, FD_CLOEXEC);
+	return (int)fd;
+}
+
+/* A pinned map of the wrong shape (another program's, an older layout)
+ * must not be written to. */
+static bool map_shape_ok(int fd, uint32_t key_size, uint32_t value_size)
+{
+	struct bpf_map_info info;
+	union bpf_attr a;
+
+	memset(&info, 0, sizeof(info));
+	memset(&a, 0, sizeof(a));
+	a.info.bpf_fd = (uint32_t)fd;
+	a.info.info_len = sizeof(info);
+	a.info.info = (uint64_t)(uintptr_t)&info;
+	if (sys_bpf(BPF_OBJ_GET_INFO_BY_FD, &a) < 0)
+		return false;
+	return info.key_size == key_size && info.value_size == value_size;
+}
+
+static int read_word(const char *name, char *buf, size_t n)
+{
+	char p[BACKEND_PIN_DIR_MAX + 16];
+	ssize_t len;
+	int fd;
+
+	snprintf(p, sizeof(p), "%s/%s", sysfs_dir, name);
+	fd = open(p, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	len = read(fd, buf, n - 1);
+	close(fd);
+	if (len < 0)
+		return -EIO;
+	while (len > 0 && (buf[len - 1] == '\n' || buf[len - 1] == ' '))
+		len--;
+	buf[len] = '\0';
+	return 0;
+}
+
+/* Is scx_iso the root scheduler now (sysfs only)? */
+static bool scx_iso_loaded(void)
+{
+	char state[32], ops[64];
+
+	return read_word("state", state, sizeof(state)) == 0 && !strcmp(state, "enabled") &&
+	       read_word("root/ops", ops, sizeof(ops)) == 0 && !strcmp(ops, SCX_ISO_OPS_NAME);
+}
+
+static void close_maps(void)
+{
+	if (tasks_fd >= 0)
+		close(tasks_fd);
+	if (tune_fd >= 0)
+		close(tune_fd);
+	tasks_fd = tune_fd = -1;
+	memset(&sent, 0, sizeof(sent));
+}
+
+/* Caller holds mu. Re-evaluate: loaded, and the maps open and of our
+ * layout. Each load of scx_iso pins new maps, so they are reopened
+ * whenever it was not active. */
+static bool evaluate(void)
+{
+	int t, u;
+
+	if (want == BACKEND_KERNEL_RT || !scx_iso_loaded()) {
+		close_maps();
+		return false;
+	}
+	if (active && tasks_fd >= 0)
+		return true;
+	close_maps();
+	t = obj_get(SCX_ISO_MAP_TASKS);
+	u = obj_get(SCX_ISO_MAP_TUNE);
+	if (t < 0 || u < 0 || !map_shape_ok(t, sizeof(uint32_t), sizeof(struct scx_iso_task)) ||
+	    !map_shape_ok(u, sizeof(uint32_t), sizeof(struct scx_iso_tune))) {
+		if (t >= 0)
+			close(t);
+		if (u >= 0)
+			close(u);
+		return false;
+	}
+	tasks_fd = t;
+	tune_fd = u;
+	return true;
+}
+
+int backend_setup(enum backend_kind k, const char *dir, const char *sysfs)
+{
+	int r = 0;
+
+	if (dir && strlen(dir) >= sizeof(pin_dir))
+		return -ENAMETOOLONG;
+	if (sysfs && strlen(sysfs) >= sizeof(sysfs_dir))
+		return -ENAMETOOLONG;
+	pthread_mutex_lock(&mu);
+	want = k;
+	snprintf(pin_dir, sizeof(pin_dir), "%s", dir ? dir : SCX_ISO_PIN_DIR_DEFAULT);
+	if (sysfs)
+		snprintf(sysfs_dir, sizeof(sysfs_dir), "%s", sysfs);
+	active = false;
+	active = evaluate();
+	if (k == BACKEND_SCX && !active)
+		r = -ENODEV;
+	pthread_mutex_unlock(&mu);
+	return r;
+}
+
+bool backend_scx_active(void)
+{
+	bool a;
+
+	pthread_mutex_lock(&mu);
+	a = active;
+	pthread_mutex_unlock(&mu);
+	return a;
+}
+
+bool backend_poll(int64_t now_ns)
+{
+	bool was, changed = false;
+
+	pthread_mutex_lock(&mu);
+	was = active;
+	if (want != BACKEND_KERNEL_RT && (now_ns - last_poll >= POLL_NS || now_ns < last_poll)) {
+		last_poll = now_ns;
+		active = evaluate();
+	}
+	changed = was != active;
+	pthread_mutex_unlock(&mu);
+	return changed;
+}
+
+void backend_close(void)
+{
+	pthread_mutex_lock(&mu);
+	close_maps();
+	active = false;
+	pthread_mutex_unlock(&mu);
+}
+
+/* Caller holds mu: a map operation failed for a reason other than the
+ * key; scx_iso is going or gone. */
+static void lost(int err)
+{
+	log_warning("scx_iso map access failed (%s): falling back to kernel RT", strerror(err));
+	close_maps();
+	active = false;
+}
+
+int backend_scx_set(pid_t tid, bool fifo, int prio, unsigned limit)
+{
+	struct scx_iso_task e;
+	union bpf_attr a;
+	uint32_t key = (uint32_t)tid;
+	int r = 0;
+
+	if (tid <= 0 || prio < 1 || prio > 99 || limit > 100)
+		return -EINVAL;
+	pthread_mutex_lock(&mu);
+	if (!active) {
+		pthread_mutex_unlock(&mu);
+		return -ENODEV;
+	}
+	memset(&e, 0, sizeof(e));
+	/* keep what the scheduler has counted for a thread granted again */
+	memset(&a, 0, sizeof(a));
+	a.map_fd = (uint32_t)tasks_fd;
+	a.key = (uint64_t)(uintptr_t)&key;
+	a.value = (uint64_t)(uintptr_t)&e;
+	(void)sys_bpf(BPF_MAP_LOOKUP_ELEM, &a);
+	e.policy = fifo ? SCX_ISO_FIFO : SCX_ISO_RR;
+	e.prio = (uint32_t)prio;
+	e.limit = limit;
+	a.flags = BPF_ANY;
+	if (sys_bpf(BPF_MAP_UPDATE_ELEM, &a) < 0) {
+		int err = errno;
+
+		if (err == E2BIG) { /* map full: refuse this thread only */
+			r = -EAGAIN;
+		} else {
+			lost(err);
+			r = -ENODEV;
+		}
+	}
+	pthread_mutex_unlock(&mu);
+	return r;
+}
+
+int backend_scx_clear(pid_t tid)
+{
+	union bpf_attr a;
+	uint32_t key = (uint32_t)tid;
+
+	pthread_mutex_lock(&mu);
+	if (active) {
+		memset(&a, 0, sizeof(a));
+		a.map_fd = (uint32_t)tasks_fd;
+		a.key = (uint64_t)(uintptr_t)&key;
+		(void)sys_bpf(BPF_MAP_DELETE_ELEM, &a); /* ENOENT: not marked */
+	}
+	pthread_mutex_unlock(&mu);
+	return 0;
+}
+
+int backend_scx_query(pid_t tid, int *prio, bool *demoted)
+{
+	struct scx_iso_task e;
+	union bpf_attr a;
+	uint32_t key = (uint32_t)tid;
+	int r = -ENOENT;
+
+	pthread_mutex_lock(&mu);
+	if (active) {
+		memset(&a, 0, sizeof(a));
+		a.map_fd = (uint32_t)tasks_fd;
+		a.key = (uint64_t)(uintptr_t)&key;
+		a.value = (uint64_t)(uintptr_t)&e;
+		if (sys_bpf(BPF_MAP_LOOKUP_ELEM, &a) == 0) {
+			*prio = (int)e.prio;
+			*demoted = e.demoted != 0;
+			r = 0;
+		}
+	}
+	pthread_mutex_unlock(&mu);
+	return r;
+}
+
+void backend_scx_tune(unsigned iso_cpu, unsigned iso_period_s)
+{
+	struct scx_iso_tune t = { .iso_cpu = iso_cpu, .iso_period_ms = iso_period_s * 1000u };
+	union bpf_attr a;
+	uint32_t key = 0;
+
+	pthread_mutex_lock(&mu);
+	if (active && (t.iso_cpu != sent.iso_cpu || t.iso_period_ms != sent.iso_period_ms)) {
+		memset(&a, 0, sizeof(a));
+		a.map_fd = (uint32_t)tune_fd;
+		a.key = (uint64_t)(uintptr_t)&key;
+		a.value = (uint64_t)(uintptr_t)&t;
+		a.flags = BPF_ANY;
+		if (sys_bpf(BPF_MAP_UPDATE_ELEM, &a) == 0) {
+			sent = t;
+			log_info("scx_iso: iso_cpu %u%% over %u ms", t.iso_cpu, t.iso_period_ms);
+		} else {
+			lost(errno);
+		}
+	}
+	pthread_mutex_unlock(&mu);
+}
