@@ -1,6 +1,11 @@
 #!/usr/bin/env bash
 # Install what isosched needs to build and test, on Debian (as root).
+# --scx also installs what scx_iso (the sched_ext scheduler) and its QEMU
+# tests need: linux-source-6.12 (scx headers, libbpf, bpftool), clang-19,
+# qemu, busybox-static, cpio, libelf and zlib headers.
 set -euo pipefail
+scx=no
+[ "${1:-}" = --scx ] && scx=yes
 if [ "$(id -u)" != 0 ]; then
 	echo "install-deps.sh: run as root (apt-get)" >&2
 	exit 1
@@ -11,4 +16,10 @@ apt-get install -y -qq --no-install-recommends \
 	meson ninja-build gcc clang libclang-rt-dev pkg-config \
 	libcmocka-dev libinih-dev \
 	util-linux procps python3 valgrind rt-tests stress-ng >/dev/null
+if [ "$scx" = yes ]; then
+	apt-get install -y -qq --no-install-recommends \
+		linux-source-6.12 clang-19 llvm-19 qemu-system-x86 busybox-static cpio \
+		libelf-dev zlib1g-dev xz-utils make >/dev/null
+	echo "install-deps.sh: scx dependencies installed (then: scripts/build-scx-deps.sh DIR)"
+fi
 echo "install-deps.sh: build and test dependencies installed"
