@@ -35,7 +35,8 @@ int backend_setup(enum backend_kind want, const char *pin_dir, const char *sysfs
 /* Is scx_iso running isod's threads now? */
 bool backend_scx_active(void);
 /* Look again (at most every 100 ms, by now_ns); true when the answer of
- * backend_scx_active() changed: the caller must re-apply every thread. */
+ * backend_scx_active() changed, or scx_iso was reloaded in between (new
+ * maps): the caller must re-apply every thread. */
 bool backend_poll(int64_t now_ns);
 /* Release the map descriptors. */
 void backend_close(void);

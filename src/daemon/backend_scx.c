@@ -22,7 +22,8 @@ static enum backend_kind want = BACKEND_KERNEL_RT;
 static char pin_dir[BACKEND_PIN_DIR_MAX] = SCX_ISO_PIN_DIR_DEFAULT;
 static char sysfs_dir[BACKEND_PIN_DIR_MAX] = "/sys/kernel/sched_ext";
 static int tasks_fd = -1, tune_fd = -1;
-static bool active;
+static uint32_t tasks_id;   /* kernel id of the tasks map tasks_fd holds */
+static bool active, reloaded;
 static int64_t last_poll;
 static struct scx_iso_tune sent; /* what scx_iso was last given; 0: nothing */
 
@@ -66,21 +67,44 @@ static int obj_get(const char *name)
 	return (int)fd;
 }
 
-/* A pinned map of the wrong shape (another program's, an older layout)
- * must not be written to. */
-static bool map_shape_ok(int fd, uint32_t key_size, uint32_t value_size)
+static int map_info(int fd, struct bpf_map_info *info)
 {
-	struct bpf_map_info info;
 	union bpf_attr a;
 
-	memset(&info, 0, sizeof(info));
+	memset(info, 0, sizeof(*info));
 	memset(&a, 0, sizeof(a));
 	a.info.bpf_fd = (uint32_t)fd;
-	a.info.info_len = sizeof(info);
-	a.info.info = (uint64_t)(uintptr_t)&info;
-	if (sys_bpf(BPF_OBJ_GET_INFO_BY_FD, &a) < 0)
+	a.info.info_len = sizeof(*info);
+	a.info.info = (uint64_t)(uintptr_t)info;
+	return sys_bpf(BPF_OBJ_GET_INFO_BY_FD, &a) < 0 ? -errno : 0;
+}
+
+/* A pinned map of the wrong shape (another program's, an older layout)
+ * must not be written to. */
+static bool map_shape_ok(int fd, uint32_t key_size, uint32_t value_size, uint32_t *id)
+{
+	struct bpf_map_info info;
+
+	if (map_info(fd, &info) < 0)
 		return false;
+	if (id)
+		*id = info.id;
 	return info.key_size == key_size && info.value_size == value_size;
+}
+
+/* The map pinned now is not the one we hold: scx_iso was reloaded (or
+ * restarted itself after a hotplug) between two looks. */
+static bool pinned_instance_changed(void)
+{
+	struct bpf_map_info info;
+	int fd = obj_get(SCX_ISO_MAP_TASKS);
+	bool changed;
+
+	if (fd < 0)
+		return true;
+	changed = map_info(fd, &info) < 0 || info.id != tasks_id;
+	close(fd);
+	return changed;
 }
 
 static int read_word(const char *name, char *buf, size_t n)
@@ -133,13 +157,17 @@ static bool evaluate(void)
 		close_maps();
 		return false;
 	}
-	if (active && tasks_fd >= 0)
-		return true;
+	if (active && tasks_fd >= 0) {
+		if (!pinned_instance_changed())
+			return true;
+		reloaded = true; /* every thread must be marked in the new maps */
+	}
 	close_maps();
 	t = obj_get(SCX_ISO_MAP_TASKS);
 	u = obj_get(SCX_ISO_MAP_TUNE);
-	if (t < 0 || u < 0 || !map_shape_ok(t, sizeof(uint32_t), sizeof(struct scx_iso_task)) ||
-	    !map_shape_ok(u, sizeof(uint32_t), sizeof(struct scx_iso_tune))) {
+	if (t < 0 || u < 0 ||
+	    !map_shape_ok(t, sizeof(uint32_t), sizeof(struct scx_iso_task), &tasks_id) ||
+	    !map_shape_ok(u, sizeof(uint32_t), sizeof(struct scx_iso_tune), NULL)) {
 		if (t >= 0)
 			close(t);
 		if (u >= 0)
@@ -192,7 +220,8 @@ bool backend_poll(int64_t now_ns)
 		last_poll = now_ns;
 		active = evaluate();
 	}
-	changed = was != active;
+	changed = was != active || (active && reloaded);
+	reloaded = false;
 	pthread_mutex_unlock(&mu);
 	return changed;
 }

@@ -1,7 +1,7 @@
 # Failure safety: scx_iso reports an error (SIGUSR1 test hook), the kernel
 # unloads it, isod notices and puts every ISO thread on kernel SCHED_FIFO /
 # SCHED_RR in the band without losing one; loading scx_iso again moves
-# them back (backend auto).
+# them back (backend auto), also after a quick restart.
 . /t/lib.sh
 start_scx
 start_isod --backend auto
@@ -30,5 +30,10 @@ start_scx
 norm() { for t in $all; do [ "$(kpolicy "$t")" = 0 ] || return 1; [ -n "$(dump_field "$t" prio)" ] || return 1; done; }
 wait_for 30 norm || fail "threads did not move back to scx_iso"
 grep -q "scx_iso loaded: 3 ISO threads" "$T/isod.log" || fail "no move-back message"
+# a quick restart (isod may never see it unloaded): the new instance's
+# maps get every thread too
+kill "$SCX_PID"; wait "$SCX_PID"
+start_scx
+wait_for 30 norm || fail "threads not marked in the restarted scx_iso's map"
 killall spin
 pass
