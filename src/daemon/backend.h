@@ -10,7 +10,8 @@
  * scx_iso counts as loaded when /sys/kernel/sched_ext/state is "enabled",
  * root/ops is SCX_ISO_OPS_NAME and its maps are pinned. isod talks to the
  * maps with raw bpf(2), so it needs no libbpf. Thread-safe (own mutex): the
- * server and the enforcer both call in.
+ * server and the enforcer both call in. While scx_iso is not in use no call
+ * takes the mutex, so the crash handler's demotions stay signal-safe there.
  *
  * Return contract: 0 or a negative errno. */
 #ifndef ISOD_BACKEND_H

@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <linux/bpf.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
@@ -23,7 +24,10 @@ static char pin_dir[BACKEND_PIN_DIR_MAX] = SCX_ISO_PIN_DIR_DEFAULT;
 static char sysfs_dir[BACKEND_PIN_DIR_MAX] = "/sys/kernel/sched_ext";
 static int tasks_fd = -1, tune_fd = -1;
 static uint32_t tasks_id;   /* kernel id of the tasks map tasks_fd holds */
-static bool active, reloaded;
+/* Written under mu, read without it: on kernel RT (the usual case) the
+ * actuator's calls, the crash handler's included, never take mu. */
+static atomic_bool active;
+static bool reloaded;
 static int64_t last_poll;
 static struct scx_iso_tune sent; /* what scx_iso was last given; 0: nothing */
 
@@ -157,7 +161,7 @@ static bool evaluate(void)
 		close_maps();
 		return false;
 	}
-	if (active && tasks_fd >= 0) {
+	if (atomic_load(&active) && tasks_fd >= 0) {
 		if (!pinned_instance_changed())
 			return true;
 		reloaded = true; /* every thread must be marked in the new maps */
@@ -192,9 +196,9 @@ int backend_setup(enum backend_kind k, const char *dir, const char *sysfs)
 	snprintf(pin_dir, sizeof(pin_dir), "%s", dir ? dir : SCX_ISO_PIN_DIR_DEFAULT);
 	if (sysfs)
 		snprintf(sysfs_dir, sizeof(sysfs_dir), "%s", sysfs);
-	active = false;
-	active = evaluate();
-	if (k == BACKEND_SCX && !active)
+	atomic_store(&active, false);
+	atomic_store(&active, evaluate());
+	if (k == BACKEND_SCX && !atomic_load(&active))
 		r = -ENODEV;
 	pthread_mutex_unlock(&mu);
 	return r;
@@ -202,25 +206,22 @@ int backend_setup(enum backend_kind k, const char *dir, const char *sysfs)
 
 bool backend_scx_active(void)
 {
-	bool a;
-
-	pthread_mutex_lock(&mu);
-	a = active;
-	pthread_mutex_unlock(&mu);
-	return a;
+	return atomic_load(&active);
 }
 
 bool backend_poll(int64_t now_ns)
 {
 	bool was, changed = false;
 
+	if (want == BACKEND_KERNEL_RT)
+		return false;
 	pthread_mutex_lock(&mu);
-	was = active;
-	if (want != BACKEND_KERNEL_RT && (now_ns - last_poll >= POLL_NS || now_ns < last_poll)) {
+	was = atomic_load(&active);
+	if (now_ns - last_poll >= POLL_NS || now_ns < last_poll) {
 		last_poll = now_ns;
-		active = evaluate();
+		atomic_store(&active, evaluate());
 	}
-	changed = was != active || (active && reloaded);
+	changed = was != atomic_load(&active) || (atomic_load(&active) && reloaded);
 	reloaded = false;
 	pthread_mutex_unlock(&mu);
 	return changed;
@@ -230,7 +231,7 @@ void backend_close(void)
 {
 	pthread_mutex_lock(&mu);
 	close_maps();
-	active = false;
+	atomic_store(&active, false);
 	pthread_mutex_unlock(&mu);
 }
 
@@ -240,7 +241,7 @@ static void lost(int err)
 {
 	log_warning("scx_iso map access failed (%s): falling back to kernel RT", strerror(err));
 	close_maps();
-	active = false;
+	atomic_store(&active, false);
 }
 
 int backend_scx_set(pid_t tid, bool fifo, int prio, unsigned limit)
@@ -252,8 +253,10 @@ int backend_scx_set(pid_t tid, bool fifo, int prio, unsigned limit)
 
 	if (tid <= 0 || prio < 1 || prio > 99 || limit > 100)
 		return -EINVAL;
+	if (!atomic_load(&active))
+		return -ENODEV;
 	pthread_mutex_lock(&mu);
-	if (!active) {
+	if (!atomic_load(&active)) {
 		pthread_mutex_unlock(&mu);
 		return -ENODEV;
 	}
@@ -287,8 +290,10 @@ int backend_scx_clear(pid_t tid)
 	union bpf_attr a;
 	uint32_t key = (uint32_t)tid;
 
+	if (!atomic_load(&active))
+		return 0;
 	pthread_mutex_lock(&mu);
-	if (active) {
+	if (atomic_load(&active)) {
 		memset(&a, 0, sizeof(a));
 		a.map_fd = (uint32_t)tasks_fd;
 		a.key = (uint64_t)(uintptr_t)&key;
@@ -305,8 +310,10 @@ int backend_scx_query(pid_t tid, int *prio, bool *demoted)
 	uint32_t key = (uint32_t)tid;
 	int r = -ENOENT;
 
+	if (!atomic_load(&active))
+		return -ENOENT;
 	pthread_mutex_lock(&mu);
-	if (active) {
+	if (atomic_load(&active)) {
 		memset(&a, 0, sizeof(a));
 		a.map_fd = (uint32_t)tasks_fd;
 		a.key = (uint64_t)(uintptr_t)&key;
@@ -327,8 +334,10 @@ void backend_scx_tune(unsigned iso_cpu, unsigned iso_period_s)
 	union bpf_attr a;
 	uint32_t key = 0;
 
+	if (!atomic_load(&active))
+		return;
 	pthread_mutex_lock(&mu);
-	if (active && (t.iso_cpu != sent.iso_cpu || t.iso_period_ms != sent.iso_period_ms)) {
+	if (atomic_load(&active) && (t.iso_cpu != sent.iso_cpu || t.iso_period_ms != sent.iso_period_ms)) {
 		memset(&a, 0, sizeof(a));
 		a.map_fd = (uint32_t)tune_fd;
 		a.key = (uint64_t)(uintptr_t)&key;
