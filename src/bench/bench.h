@@ -14,6 +14,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <sys/types.h>
+#include <time.h>
 
 #define BENCH_MAX_THREADS 64
 #define BENCH_MAX_POLICIES 12
@@ -84,6 +85,12 @@ struct bench_result {
 	int iso_band_lo, iso_band_hi;
 	struct hist *hist; /* merged over threads; owned by the caller */
 };
+
+/* The calling thread's kernel policy without SCHED_RESET_ON_FORK (isod
+ * sets it), or -1. */
+int bench_kernel_policy(void);
+uint64_t bench_clock_ns(clockid_t c);
+void bench_sleep_ns(uint64_t ns); /* restarted after signals */
 
 /* Loops of the calibrated busy work per nanosecond of CPU time. */
 double calibrate_loops_per_ns(void);

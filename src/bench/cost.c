@@ -35,30 +35,6 @@
 #include "bench.h"
 #include "isosched.h"
 
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-static void sleep_ns(uint64_t ns)
-{
-	struct timespec ts = { (time_t)(ns / 1000000000ull),
-			       (long)(ns % 1000000000ull) };
-
-	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
-		;
-}
-
-static int kpolicy(void)
-{
-	int p = sched_getscheduler(0);
-
-	return p < 0 ? p : p & ~SCHED_RESET_ON_FORK;
-}
-
 struct cost_shared {
 	atomic_int granted, failed, ready, phase; /* phase 1: requests, 2: done */
 	int n, requests;
@@ -90,7 +66,7 @@ static int set_retry(int policy, int prio, uint64_t *eagain)
 		if (r != -EAGAIN)
 			return r;
 		(*eagain)++;
-		sleep_ns(5000000);
+		bench_sleep_ns(5000000);
 	}
 	return r;
 }
@@ -105,7 +81,7 @@ static void *sleeper(void *arg)
 	if (r < 0) {
 		cost_error("iso_set_thread: %s", strerror(-r));
 		atomic_fetch_add(&g_sh->failed, 1);
-	} else if (kpolicy() != SCHED_FIFO) {
+	} else if (bench_kernel_policy() != SCHED_FIFO) {
 		cost_error("granted thread not SCHED_FIFO%s", "");
 		atomic_fetch_add(&g_sh->failed, 1);
 	} else {
@@ -155,47 +131,47 @@ static _Noreturn void cost_child(pid_t parent, unsigned bound_s)
 	}
 	while (atomic_load(&g_sh->granted) + atomic_load(&g_sh->failed) <
 	       g_sh->n)
-		sleep_ns(5000000);
+		bench_sleep_ns(5000000);
 	atomic_store(&g_sh->ready, 1);
 	while (atomic_load(&g_sh->phase) < 1)
-		sleep_ns(5000000);
+		bench_sleep_ns(5000000);
 	for (int i = 0; i < g_sh->requests; i++) {
 		uint64_t t0, t1;
 		int r;
 
 		for (;;) {
-			t0 = mono_ns();
+			t0 = bench_clock_ns(CLOCK_MONOTONIC);
 			r = iso_set_thread(0, ISO_SCHED_ISO_FIFO, BENCH_PRIO, 0,
 					   NULL);
-			t1 = mono_ns();
+			t1 = bench_clock_ns(CLOCK_MONOTONIC);
 			if (r != -EAGAIN)
 				break;
 			ea++;
-			sleep_ns(5000000);
+			bench_sleep_ns(5000000);
 		}
 		if (r < 0) {
 			g_sh->request_errors++;
 			cost_error("request: iso_set_thread: %s", strerror(-r));
 			continue;
 		}
-		if (kpolicy() != SCHED_FIFO)
+		if (bench_kernel_policy() != SCHED_FIFO)
 			g_sh->policy_errors++;
 		hist_add(&g_sh->set, t1 - t0);
 		for (;;) {
-			t0 = mono_ns();
+			t0 = bench_clock_ns(CLOCK_MONOTONIC);
 			r = iso_set_thread(0, ISO_SCHED_NORMAL, 0, 0, NULL);
-			t1 = mono_ns();
+			t1 = bench_clock_ns(CLOCK_MONOTONIC);
 			if (r != -EAGAIN)
 				break;
 			ea++;
-			sleep_ns(5000000);
+			bench_sleep_ns(5000000);
 		}
 		if (r < 0) {
 			g_sh->request_errors++;
 			cost_error("release: iso_set_thread: %s", strerror(-r));
 			continue;
 		}
-		if (kpolicy() != SCHED_OTHER)
+		if (bench_kernel_policy() != SCHED_OTHER)
 			g_sh->policy_errors++;
 		hist_add(&g_sh->rel, t1 - t0);
 	}
@@ -324,10 +300,10 @@ static void measure_point(const struct mode_opts *o, const char *isod,
 		cost_child(parent, (unsigned)(o->window_s + 120 +
 					      o->requests / 200));
 	*child_pid = p;
-	deadline = mono_ns() + 60000000000ull;
-	while (!atomic_load(&sh->ready) && mono_ns() < deadline &&
+	deadline = bench_clock_ns(CLOCK_MONOTONIC) + 60000000000ull;
+	while (!atomic_load(&sh->ready) && bench_clock_ns(CLOCK_MONOTONIC) < deadline &&
 	       waitpid(p, &status, WNOHANG) == 0)
-		sleep_ns(10000000);
+		bench_sleep_ns(10000000);
 	if (!atomic_load(&sh->ready) || atomic_load(&sh->failed)) {
 		snprintf(pt->note, sizeof(pt->note), "granting %d threads: %s",
 			 pt->n, sh->error[0] ? sh->error : "timed out");
@@ -338,15 +314,15 @@ static void measure_point(const struct mode_opts *o, const char *isod,
 		if (st.sample_us)
 			g_sample_ms = st.sample_us / 1000.0;
 	}
-	sleep_ns(1000000000ull); /* settle */
-	t0 = mono_ns();
+	bench_sleep_ns(1000000000ull); /* settle */
+	t0 = bench_clock_ns(CLOCK_MONOTONIC);
 	if (isod_cpu(ipid, &a0, &b0) < 0) {
 		snprintf(pt->note, sizeof(pt->note), "cannot read isod's CPU time");
 		goto kill;
 	}
 	e0 = g_enforcer_ns;
-	sleep_ns((uint64_t)(o->window_s * 1e9));
-	t1 = mono_ns();
+	bench_sleep_ns((uint64_t)(o->window_s * 1e9));
+	t1 = bench_clock_ns(CLOCK_MONOTONIC);
 	isod_cpu(ipid, &a1, &b1);
 	pt->window_s = (double)(t1 - t0) / 1e9;
 	pt->cpu_pct = 100.0 * (double)(a1 - a0) / (double)(t1 - t0);
@@ -355,10 +331,10 @@ static void measure_point(const struct mode_opts *o, const char *isod,
 
 	isod_cpu(ipid, &r0, &dummy);
 	atomic_store(&sh->phase, 1);
-	deadline = mono_ns() + (uint64_t)(60 + o->requests / 200) * 1000000000ull;
-	while (atomic_load(&sh->phase) < 2 && mono_ns() < deadline &&
+	deadline = bench_clock_ns(CLOCK_MONOTONIC) + (uint64_t)(60 + o->requests / 200) * 1000000000ull;
+	while (atomic_load(&sh->phase) < 2 && bench_clock_ns(CLOCK_MONOTONIC) < deadline &&
 	       waitpid(p, &status, WNOHANG) == 0)
-		sleep_ns(10000000);
+		bench_sleep_ns(10000000);
 	isod_cpu(ipid, &r1, &dummy);
 	if (atomic_load(&sh->phase) < 2) {
 		snprintf(pt->note, sizeof(pt->note), "requests: %s",

@@ -48,30 +48,6 @@
 #define MAX_SPIN 64
 #define PARENT_PRIO 60
 
-static uint64_t now_ns(clockid_t c)
-{
-	struct timespec ts;
-
-	clock_gettime(c, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-static void sleep_ns(uint64_t ns)
-{
-	struct timespec ts = { (time_t)(ns / 1000000000ull),
-			       (long)(ns % 1000000000ull) };
-
-	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
-		;
-}
-
-static int kpolicy(void)
-{
-	int p = sched_getscheduler(0);
-
-	return p < 0 ? p : p & ~SCHED_RESET_ON_FORK;
-}
-
 /* ---- shared between the parent and the spinning child -------------------- */
 
 struct spinner {
@@ -118,21 +94,21 @@ static void *spinner_main(void *arg)
 	atomic_store(&s->tid, (int)gettid());
 	atomic_fetch_add(&g_sh->ready, 1);
 	while (!atomic_load(&g_sh->go))
-		sleep_ns(200000);
+		bench_sleep_ns(200000);
 	for (;;) {
 		r = iso_set_thread(0, ISO_SCHED_ISO_FIFO, BENCH_PRIO, 0, NULL);
 		if (r != -EAGAIN) /* a rate limit: try again, uncounted */
 			break;
-		sleep_ns(10000000);
+		bench_sleep_ns(10000000);
 	}
 	if (r < 0) {
 		spin_error("iso_set_thread: %s", strerror(-r));
 		s->failed = 1;
 		return NULL;
 	}
-	s->grant_ns = now_ns(CLOCK_MONOTONIC);
-	cpu0 = now_ns(CLOCK_THREAD_CPUTIME_ID);
-	r = kpolicy();
+	s->grant_ns = bench_clock_ns(CLOCK_MONOTONIC);
+	cpu0 = bench_clock_ns(CLOCK_THREAD_CPUTIME_ID);
+	r = bench_kernel_policy();
 	if (r != SCHED_FIFO) {
 		char pol[16];
 
@@ -148,8 +124,8 @@ static void *spinner_main(void *arg)
 		s->cpu[i] = 0;
 	s->last_k = k;
 	for (;;) {
-		now = now_ns(CLOCK_MONOTONIC);
-		cpu = now_ns(CLOCK_THREAD_CPUTIME_ID) - cpu0;
+		now = bench_clock_ns(CLOCK_MONOTONIC);
+		cpu = bench_clock_ns(CLOCK_THREAD_CPUTIME_ID) - cpu0;
 		k = (int)((now - g_sh->t0_ns) / GRID_NS);
 		if (k >= (int)g_grid)
 			k = (int)g_grid - 1;
@@ -157,7 +133,7 @@ static void *spinner_main(void *arg)
 		while (s->last_k < k)
 			s->cpu[++s->last_k] = cpu;
 		if (g_sh->until_demoted) {
-			int pol = kpolicy();
+			int pol = bench_kernel_policy();
 
 			if (pol != SCHED_FIFO) {
 				struct iso_thread_info info;
@@ -186,7 +162,7 @@ static void *spinner_main(void *arg)
 			uint64_t d = cpu - prev;
 
 			prev = cpu;
-			if (kpolicy() == SCHED_FIFO)
+			if (bench_kernel_policy() == SCHED_FIFO)
 				atomic_fetch_add_explicit(&s->rt_ns, d,
 							  memory_order_relaxed);
 			else
@@ -275,8 +251,8 @@ static pid_t spin_start(struct spin_shared *sh, double max_s,
 	*child_pid = p;
 	/* the threads exist; then the clock starts and they ask for ISO */
 	for (int i = 0; i < 1000 && atomic_load(&sh->ready) < sh->n; i++)
-		sleep_ns(2000000);
-	sh->t0_ns = now_ns(CLOCK_MONOTONIC);
+		bench_sleep_ns(2000000);
+	sh->t0_ns = bench_clock_ns(CLOCK_MONOTONIC);
 	sh->stop_ns = sh->t0_ns + (uint64_t)(max_s * 1e9);
 	atomic_store(&sh->go, 1);
 	return p;
@@ -333,7 +309,7 @@ static void trace_poll(void)
 	if (!f)
 		return;
 	if (fscanf(f, "%llu %llu %llu", &a, &b, &c) == 3) {
-		g_tr[g_ntr].t = now_ns(CLOCK_MONOTONIC);
+		g_tr[g_ntr].t = bench_clock_ns(CLOCK_MONOTONIC);
 		g_tr[g_ntr].run = a;
 		g_tr[g_ntr].wait = b;
 		g_tr[g_ntr].slices = c;
@@ -425,7 +401,7 @@ static void trace_explain(int L, double react_ms, uint64_t from, uint64_t to,
 
 static int spin_wait(pid_t p, double max_s, volatile pid_t *child_pid)
 {
-	uint64_t deadline = now_ns(CLOCK_MONOTONIC) + (uint64_t)((max_s + 5) * 1e9);
+	uint64_t deadline = bench_clock_ns(CLOCK_MONOTONIC) + (uint64_t)((max_s + 5) * 1e9);
 	int status = 0;
 
 	for (;;) {
@@ -435,7 +411,7 @@ static int spin_wait(pid_t p, double max_s, volatile pid_t *child_pid)
 			break;
 		if (w < 0 && errno != EINTR)
 			break;
-		if (now_ns(CLOCK_MONOTONIC) > deadline) {
+		if (bench_clock_ns(CLOCK_MONOTONIC) > deadline) {
 			kill(p, SIGKILL);
 			waitpid(p, &status, 0);
 			status = -1;
@@ -443,9 +419,9 @@ static int spin_wait(pid_t p, double max_s, volatile pid_t *child_pid)
 		}
 		if (g_tr) {
 			trace_poll();
-			sleep_ns(1000000);
+			bench_sleep_ns(1000000);
 		} else {
-			sleep_ns(5000000);
+			bench_sleep_ns(5000000);
 		}
 	}
 	*child_pid = 0;
@@ -725,16 +701,16 @@ static void share_run(const struct mode_opts *o, int ncpu, int L,
 		waitpid(comp, NULL, 0);
 		return;
 	}
-	sleep_ns((uint64_t)(warm_s * 1e9));
-	t0 = now_ns(CLOCK_MONOTONIC);
+	bench_sleep_ns((uint64_t)(warm_s * 1e9));
+	t0 = bench_clock_ns(CLOCK_MONOTONIC);
 	c0 = schedstat_ns(comp, 0);
 	for (int i = 0; i < ncpu; i++) {
 		s0 += schedstat_ns(p, atomic_load(&sh->sp[i].tid));
 		rt0 += atomic_load(&sh->sp[i].rt_ns);
 		ot0 += atomic_load(&sh->sp[i].other_ns);
 	}
-	sleep_ns((uint64_t)(o->window_s * 1e9));
-	t1 = now_ns(CLOCK_MONOTONIC);
+	bench_sleep_ns((uint64_t)(o->window_s * 1e9));
+	t1 = bench_clock_ns(CLOCK_MONOTONIC);
 	c1 = schedstat_ns(comp, 0);
 	for (int i = 0; i < ncpu; i++) {
 		s1 += schedstat_ns(p, atomic_load(&sh->sp[i].tid));

@@ -82,20 +82,28 @@ static int expected_kernel_policy(enum bench_policy p)
 
 /* ---- time and work --------------------------------------------------------- */
 
-/* The kernel policy without SCHED_RESET_ON_FORK (isod sets it). */
-static int kernel_policy_now(void)
+int bench_kernel_policy(void)
 {
 	int p = sched_getscheduler(0);
 
 	return p < 0 ? p : p & ~SCHED_RESET_ON_FORK;
 }
 
-static uint64_t clock_ns(clockid_t c)
+uint64_t bench_clock_ns(clockid_t c)
 {
 	struct timespec ts;
 
 	clock_gettime(c, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+void bench_sleep_ns(uint64_t ns)
+{
+	struct timespec ts = { (time_t)(ns / 1000000000ull),
+			       (long)(ns % 1000000000ull) };
+
+	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+		;
 }
 
 void busy_work(uint64_t loops)
@@ -113,9 +121,9 @@ double calibrate_loops_per_ns(void)
 
 	/* grow until one run takes >= 10 ms of this thread's CPU time */
 	for (;;) {
-		t = clock_ns(CLOCK_THREAD_CPUTIME_ID);
+		t = bench_clock_ns(CLOCK_THREAD_CPUTIME_ID);
 		busy_work(n);
-		t = clock_ns(CLOCK_THREAD_CPUTIME_ID) - t;
+		t = bench_clock_ns(CLOCK_THREAD_CPUTIME_ID) - t;
 		if (t >= 10000000ull || n >= (1ull << 40))
 			break;
 		n *= 2;
@@ -124,9 +132,9 @@ double calibrate_loops_per_ns(void)
 	for (int i = 0; i < 5; i++) {
 		double r;
 
-		t = clock_ns(CLOCK_THREAD_CPUTIME_ID);
+		t = bench_clock_ns(CLOCK_THREAD_CPUTIME_ID);
 		busy_work(n);
-		t = clock_ns(CLOCK_THREAD_CPUTIME_ID) - t;
+		t = bench_clock_ns(CLOCK_THREAD_CPUTIME_ID) - t;
 		r = (double)n / (double)(t ? t : 1);
 		if (r > best)
 			best = r;
@@ -209,7 +217,7 @@ static int apply_policy(struct worker *w)
 	default:
 		return -1;
 	}
-	w->kpol = kernel_policy_now();
+	w->kpol = bench_kernel_policy();
 	if (sched_getparam(0, &sp) == 0)
 		w->kprio = sp.sched_priority;
 	if (w->kpol != expected_kernel_policy(g_pol)) {
@@ -246,11 +254,11 @@ static void *worker_main(void *arg)
 		while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts,
 				       NULL) == EINTR)
 			;
-		now = clock_ns(CLOCK_MONOTONIC);
+		now = bench_clock_ns(CLOCK_MONOTONIC);
 		hist_add(&w->hist, now > next ? now - next : 0);
 		w->samples++;
 		busy_work(loops);
-		done = clock_ns(CLOCK_MONOTONIC);
+		done = bench_clock_ns(CLOCK_MONOTONIC);
 		next += period; /* this cycle's deadline, the next wakeup */
 		if (done > next) {
 			w->misses++;
@@ -261,7 +269,7 @@ static void *worker_main(void *arg)
 				next += k * period;
 			}
 		}
-		if ((w->samples & 127) == 0 && kernel_policy_now() != want)
+		if ((w->samples & 127) == 0 && bench_kernel_policy() != want)
 			w->lost++;
 	}
 	return NULL;
@@ -325,7 +333,7 @@ static _Noreturn void run_child(pid_t parent)
 	}
 	pthread_barrier_wait(&g_bar);
 	/* start on a clean boundary a little ahead, all threads in phase */
-	g_start_ns = clock_ns(CLOCK_MONOTONIC) + 20000000ull;
+	g_start_ns = bench_clock_ns(CLOCK_MONOTONIC) + 20000000ull;
 	pthread_barrier_wait(&g_bar);
 	for (int i = 0; i < n; i++)
 		pthread_join(ws[i].th, NULL);
@@ -401,7 +409,7 @@ void run_policy(const struct bench_config *cfg, enum bench_policy pol,
 		run_child(parent);
 	*child_pid = p;
 
-	deadline = clock_ns(CLOCK_MONOTONIC) +
+	deadline = bench_clock_ns(CLOCK_MONOTONIC) +
 		   (uint64_t)((cfg->duration_s + 15.0) * 1e9);
 	for (;;) {
 		pid_t w = waitpid(p, &status, WNOHANG);
@@ -410,7 +418,7 @@ void run_policy(const struct bench_config *cfg, enum bench_policy pol,
 			break;
 		if (w < 0 && errno != EINTR)
 			break;
-		if (clock_ns(CLOCK_MONOTONIC) > deadline) {
+		if (bench_clock_ns(CLOCK_MONOTONIC) > deadline) {
 			kill(p, SIGKILL);
 			waitpid(p, &status, 0);
 			timed_out = true;
