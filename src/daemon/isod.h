@@ -28,6 +28,7 @@ struct isod {
 	const struct config_source *src;
 	char *state_buf;           /* the state file's text (statefile_snapshot) */
 	size_t state_cap, state_len;
+	bool state_failing;        /* the last write failed (server thread only) */
 	atomic_int_least64_t last_step_ns; /* CLOCK_MONOTONIC of the enforcer's last step */
 	bool watchdog_fired;       /* isod_watchdog demoted; until the enforcer runs */
 	uint64_t samples;          /* enforcer steps done */

@@ -139,9 +139,15 @@ static bool sync_state(struct isod *d)
 	isod_recorded(d, r == 0);
 	pthread_mutex_unlock(&d->lock);
 	if (r < 0) {
-		log_error_errno(r, "cannot write state file %s; refusing grants until it can be written",
-				d->cfg.state_path);
+		/* said once, not every round it is retried */
+		if (!d->state_failing)
+			log_error_errno(r, "cannot write state file %s; refusing grants until it can be written",
+					d->cfg.state_path);
+		d->state_failing = true;
 		atomic_store(&d->state_dirty, true);
+	} else if (d->state_failing) {
+		d->state_failing = false;
+		log_info("state file %s written again; grants accepted", d->cfg.state_path);
 	}
 	return r == 0;
 }
