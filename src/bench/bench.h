@@ -99,6 +99,11 @@ void busy_work(uint64_t loops);
 /* In a freshly forked child: default signal handlers, deathsig when the
  * parent dies. False if the parent is already gone (then _exit). */
 bool child_bind_to_parent(pid_t parent, int deathsig);
+/* A child that runs RT threads as nobody: bound to its parent (SIGKILL),
+ * an alarm after bound_s, RLIMIT_RTTIME rt_us (bounded RT — and so never
+ * taken for a lost grant by an isod's start-up sweep) and, when started as
+ * root, nobody's credentials. False (said on stderr) on failure. */
+bool child_become_rt_nobody(pid_t parent, unsigned bound_s, uint64_t rt_us);
 /* Drop every credential to nobody (uid/gid 65534, no groups): 0 or -1. A
  * credential change clears the parent-death signal: set it again. */
 #define BENCH_NOBODY 65534

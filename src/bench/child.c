@@ -1,10 +1,15 @@
 /* child.c — what every process the benchmark forks does first: drop the
  * parent's signal handlers (they clean up the parent's children, not ours)
  * and die with the parent, so no hog, measuring child or private isod can
- * outlive the benchmark. */
+ * outlive the benchmark; and, for the clients, bounds and nobody's
+ * credentials. */
+#include <errno.h>
 #include <grp.h>
 #include <signal.h>
+#include <stdio.h>
+#include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "bench.h"
@@ -21,6 +26,27 @@ bool child_bind_to_parent(pid_t parent, int deathsig)
 	prctl(PR_SET_PDEATHSIG, deathsig);
 	/* the parent may have died before prctl took effect */
 	return getppid() == parent;
+}
+
+bool child_become_rt_nobody(pid_t parent, unsigned bound_s, uint64_t rt_us)
+{
+	struct rlimit rl = { rt_us, rt_us + 1000000 };
+
+	if (!child_bind_to_parent(parent, SIGKILL))
+		return false;
+	alarm(bound_s);
+	setrlimit(RLIMIT_RTTIME, &rl);
+	if (geteuid() == 0) {
+		if (bench_drop_to_nobody() < 0) {
+			fprintf(stderr, "isobench: dropping privileges to nobody: %s\n",
+				strerror(errno));
+			return false;
+		}
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (getppid() != parent)
+			return false;
+	}
+	return true;
 }
 
 int bench_drop_to_nobody(void)

@@ -94,30 +94,30 @@ static void *sleeper(void *arg)
 	return NULL;
 }
 
+/* One request, timed from call to return; refusals by isod's rate limit
+ * (EAGAIN) are counted in *ea and retried after 5 ms. */
+static int timed_set(int policy, int prio, uint64_t *ea, uint64_t *dt)
+{
+	for (;;) {
+		uint64_t t0 = bench_clock_ns(CLOCK_MONOTONIC);
+		int r = iso_set_thread(0, policy, prio, 0, NULL);
+
+		*dt = bench_clock_ns(CLOCK_MONOTONIC) - t0;
+		if (r != -EAGAIN)
+			return r;
+		(*ea)++;
+		bench_sleep_ns(5000000);
+	}
+}
+
 static _Noreturn void cost_child(pid_t parent, unsigned bound_s)
 {
 	pthread_attr_t attr;
 	pthread_t th;
 	uint64_t ea = 0;
 
-	struct rlimit rl = { 2000000, 3000000 };
-
-	if (!child_bind_to_parent(parent, SIGKILL))
+	if (!child_become_rt_nobody(parent, bound_s, 2000000))
 		_exit(1);
-	alarm(bound_s);
-	/* bounded like every RT thread here (and so not taken for an orphan
-	 * by another isod's start-up sweep) */
-	setrlimit(RLIMIT_RTTIME, &rl);
-	if (geteuid() == 0) {
-		if (bench_drop_to_nobody() < 0) {
-			cost_error("dropping privileges to nobody: %s",
-				   strerror(errno));
-			_exit(1);
-		}
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		if (getppid() != parent)
-			_exit(1);
-	}
 	pthread_attr_init(&attr);
 	pthread_attr_setstacksize(&attr, 64 * 1024);
 	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
@@ -136,19 +136,10 @@ static _Noreturn void cost_child(pid_t parent, unsigned bound_s)
 	while (atomic_load(&g_sh->phase) < 1)
 		bench_sleep_ns(5000000);
 	for (int i = 0; i < g_sh->requests; i++) {
-		uint64_t t0, t1;
+		uint64_t dt;
 		int r;
 
-		for (;;) {
-			t0 = bench_clock_ns(CLOCK_MONOTONIC);
-			r = iso_set_thread(0, ISO_SCHED_ISO_FIFO, BENCH_PRIO, 0,
-					   NULL);
-			t1 = bench_clock_ns(CLOCK_MONOTONIC);
-			if (r != -EAGAIN)
-				break;
-			ea++;
-			bench_sleep_ns(5000000);
-		}
+		r = timed_set(ISO_SCHED_ISO_FIFO, BENCH_PRIO, &ea, &dt);
 		if (r < 0) {
 			g_sh->request_errors++;
 			cost_error("request: iso_set_thread: %s", strerror(-r));
@@ -156,16 +147,8 @@ static _Noreturn void cost_child(pid_t parent, unsigned bound_s)
 		}
 		if (bench_kernel_policy() != SCHED_FIFO)
 			g_sh->policy_errors++;
-		hist_add(&g_sh->set, t1 - t0);
-		for (;;) {
-			t0 = bench_clock_ns(CLOCK_MONOTONIC);
-			r = iso_set_thread(0, ISO_SCHED_NORMAL, 0, 0, NULL);
-			t1 = bench_clock_ns(CLOCK_MONOTONIC);
-			if (r != -EAGAIN)
-				break;
-			ea++;
-			bench_sleep_ns(5000000);
-		}
+		hist_add(&g_sh->set, dt);
+		r = timed_set(ISO_SCHED_NORMAL, 0, &ea, &dt);
 		if (r < 0) {
 			g_sh->request_errors++;
 			cost_error("release: iso_set_thread: %s", strerror(-r));
@@ -173,7 +156,7 @@ static _Noreturn void cost_child(pid_t parent, unsigned bound_s)
 		}
 		if (bench_kernel_policy() != SCHED_OTHER)
 			g_sh->policy_errors++;
-		hist_add(&g_sh->rel, t1 - t0);
+		hist_add(&g_sh->rel, dt);
 	}
 	g_sh->eagain = ea;
 	atomic_store(&g_sh->phase, 2);

@@ -179,24 +179,11 @@ static void *spinner_main(void *arg)
 static _Noreturn void spin_child(pid_t parent, double max_s)
 {
 	uint64_t rt_us = (uint64_t)((max_s + 2.0) * 1e6);
-	struct rlimit rl = { rt_us, rt_us + 1000000 };
 	pthread_t th[MAX_SPIN];
 	pthread_attr_t attr;
 
-	if (!child_bind_to_parent(parent, SIGKILL))
+	if (!child_become_rt_nobody(parent, (unsigned)max_s + 10, rt_us))
 		_exit(1);
-	alarm((unsigned)max_s + 10);
-	setrlimit(RLIMIT_RTTIME, &rl);
-	if (geteuid() == 0) {
-		if (bench_drop_to_nobody() < 0) {
-			spin_error("dropping privileges to nobody: %s",
-				   strerror(errno));
-			_exit(1);
-		}
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		if (getppid() != parent)
-			_exit(1);
-	}
 	pthread_attr_init(&attr);
 	pthread_attr_setstacksize(&attr, 128 * 1024);
 	for (int i = 0; i < g_sh->n; i++) {
