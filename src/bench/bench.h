@@ -99,6 +99,10 @@ void busy_work(uint64_t loops);
 /* In a freshly forked child: default signal handlers, deathsig when the
  * parent dies. False if the parent is already gone (then _exit). */
 bool child_bind_to_parent(pid_t parent, int deathsig);
+/* One look at child p: 1 it has ended (or cannot be waited for), 0 it
+ * still runs, -1 it ran past deadline_ns (CLOCK_MONOTONIC) and has been
+ * killed and reaped. *status as waitpid sets it. */
+int child_reap(pid_t p, uint64_t deadline_ns, int *status);
 /* A child that runs RT threads as nobody: bound to its parent (SIGKILL),
  * an alarm after bound_s, RLIMIT_RTTIME rt_us (bounded RT — and so never
  * taken for a lost grant by an isod's start-up sweep) and, when started as

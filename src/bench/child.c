@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "bench.h"
@@ -60,5 +61,19 @@ int bench_drop_to_nobody(void)
 	if (getuid() != BENCH_NOBODY || geteuid() != BENCH_NOBODY ||
 	    getegid() != BENCH_NOBODY)
 		return -1;
+	return 0;
+}
+
+int child_reap(pid_t p, uint64_t deadline_ns, int *status)
+{
+	pid_t w = waitpid(p, status, WNOHANG);
+
+	if (w == p || (w < 0 && errno != EINTR))
+		return 1;
+	if (bench_clock_ns(CLOCK_MONOTONIC) > deadline_ns) {
+		kill(p, SIGKILL);
+		waitpid(p, status, 0);
+		return -1;
+	}
 	return 0;
 }

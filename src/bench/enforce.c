@@ -197,21 +197,27 @@ static _Noreturn void spin_child(pid_t parent, double max_s)
 	_exit(g_sh->error[0] ? 1 : 0);
 }
 
+/* Empty for a new trial; the CPU-time grids follow the struct. */
+static void shared_reset(struct spin_shared *sh, int n, size_t grid)
+{
+	uint64_t *cpu = (uint64_t *)(sh + 1);
+
+	memset(sh, 0, sizeof(*sh));
+	atomic_flag_clear(&sh->error_taken);
+	sh->n = n;
+	for (int i = 0; i < n; i++)
+		sh->sp[i].cpu = cpu + (size_t)i * grid;
+}
+
 static struct spin_shared *shared_new(int n, size_t grid)
 {
 	size_t sz = sizeof(struct spin_shared) + (size_t)n * grid * sizeof(uint64_t);
 	struct spin_shared *sh = mmap(NULL, sz, PROT_READ | PROT_WRITE,
 				      MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	uint64_t *cpu;
 
 	if (sh == MAP_FAILED)
 		return NULL;
-	memset(sh, 0, sizeof(*sh));
-	atomic_flag_clear(&sh->error_taken);
-	sh->n = n;
-	cpu = (uint64_t *)(sh + 1);
-	for (int i = 0; i < n; i++)
-		sh->sp[i].cpu = cpu + (size_t)i * grid;
+	shared_reset(sh, n, grid);
 	return sh;
 }
 
@@ -392,18 +398,12 @@ static int spin_wait(pid_t p, double max_s, volatile pid_t *child_pid)
 	int status = 0;
 
 	for (;;) {
-		pid_t w = waitpid(p, &status, WNOHANG);
+		int r = child_reap(p, deadline, &status);
 
-		if (w == p)
-			break;
-		if (w < 0 && errno != EINTR)
-			break;
-		if (bench_clock_ns(CLOCK_MONOTONIC) > deadline) {
-			kill(p, SIGKILL);
-			waitpid(p, &status, 0);
+		if (r < 0)
 			status = -1;
+		if (r)
 			break;
-		}
 		if (g_tr) {
 			trace_poll();
 			bench_sleep_ns(1000000);
@@ -519,15 +519,7 @@ static void one_trial(const struct mode_opts *o, int ncpu, int L,
 	pid_t p;
 	int st;
 
-	memset(sh, 0, sizeof(*sh));
-	{
-		uint64_t *cpu = (uint64_t *)(sh + 1);
-
-		atomic_flag_clear(&sh->error_taken);
-		sh->n = ncpu;
-		for (int i = 0; i < ncpu; i++)
-			sh->sp[i].cpu = cpu + (size_t)i * grid;
-	}
+	shared_reset(sh, ncpu, grid);
 	*status_out = -1;
 	p = spin_start(sh, max_s, true, child_pid);
 	if (p < 0)
@@ -656,15 +648,7 @@ static void share_run(const struct mode_opts *o, int ncpu, int L,
 	double max_s = warm_s + o->window_s + 1.0;
 
 	(void)L;
-	memset(sh, 0, sizeof(*sh));
-	{
-		uint64_t *cpu = (uint64_t *)(sh + 1);
-
-		atomic_flag_clear(&sh->error_taken);
-		sh->n = ncpu;
-		for (int i = 0; i < ncpu; i++)
-			sh->sp[i].cpu = cpu + (size_t)i * grid;
-	}
+	shared_reset(sh, ncpu, grid);
 	comp = fork();
 	if (comp < 0) {
 		snprintf(lv->note, sizeof(lv->note), "fork: %s", strerror(errno));

@@ -412,18 +412,11 @@ void run_policy(const struct bench_config *cfg, enum bench_policy pol,
 	deadline = bench_clock_ns(CLOCK_MONOTONIC) +
 		   (uint64_t)((cfg->duration_s + 15.0) * 1e9);
 	for (;;) {
-		pid_t w = waitpid(p, &status, WNOHANG);
+		int r = child_reap(p, deadline, &status);
 
-		if (w == p)
+		timed_out = r < 0;
+		if (r)
 			break;
-		if (w < 0 && errno != EINTR)
-			break;
-		if (bench_clock_ns(CLOCK_MONOTONIC) > deadline) {
-			kill(p, SIGKILL);
-			waitpid(p, &status, 0);
-			timed_out = true;
-			break;
-		}
 		sleep_ms(20);
 	}
 	*child_pid = 0;
