@@ -139,12 +139,12 @@ static void catch_crashes(struct isod *d)
 		sigaction(sigs[i], &sa, &crash_old[sigs[i]]);
 }
 
-/* Each tracked thread holds two fds (pidfd, schedstat) and each client one:
+/* Each tracked thread holds one fd (schedstat) and each client one:
  * take the hard limit (systemd's default soft limit is 1024), and say so
  * if even that cannot hold max_threads. */
 static void raise_fd_limit(const struct isod_config *c)
 {
-	rlim_t need = (rlim_t)c->max_threads * 2 + SERVER_MAX_CONN + 64;
+	rlim_t need = (rlim_t)c->max_threads + SERVER_MAX_CONN + 64;
 	struct rlimit rl;
 
 	if (getrlimit(RLIMIT_NOFILE, &rl) < 0)
@@ -159,7 +159,7 @@ static void raise_fd_limit(const struct isod_config *c)
 			    (unsigned long long)rl.rlim_cur, (unsigned long long)need,
 			    c->max_threads,
 			    (unsigned long long)(rl.rlim_cur > SERVER_MAX_CONN + 64
-						 ? (rl.rlim_cur - SERVER_MAX_CONN - 64) / 2 : 0));
+						 ? rl.rlim_cur - SERVER_MAX_CONN - 64 : 0));
 }
 
 static int parse_args(int argc, char **argv, struct config_source *src)

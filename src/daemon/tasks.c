@@ -12,10 +12,6 @@
 
 #include "procinfo.h"
 
-#ifndef PIDFD_THREAD
-#define PIDFD_THREAD O_EXCL
-#endif
-
 int tasks_init(struct task_table *tt, size_t cap)
 {
 	tt->t = calloc(cap, sizeof(*tt->t));
@@ -50,19 +46,12 @@ int tasks_open(const char *proc, pid_t pid, pid_t tid, struct tracked *e)
 	uint64_t before, after;
 	int r;
 
-	e->pidfd = e->statfd = -1;
-	/* start time before and after opening: the handles we got belong to
+	e->statfd = -1;
+	/* start time before and after opening: the handle we got belongs to
 	 * the thread we checked, not to a successor that reused the TID */
 	r = read_thread_starttime(proc, tid, &before);
 	if (r < 0)
 		return r;
-	e->pidfd = (int)syscall(SYS_pidfd_open, tid, PIDFD_THREAD);
-	/* only a kernel without (thread) pidfds may go without one; out of
-	 * fds or memory is a failure, not a weaker identity check */
-	if (e->pidfd < 0 && errno != ENOSYS && errno != EINVAL) {
-		r = errno == ESRCH ? -ESRCH : errno == EMFILE || errno == ENFILE ? -EAGAIN : -errno;
-		goto fail;
-	}
 	snprintf(path, sizeof(path), "%s/%d/task/%d/schedstat", proc, (int)pid, (int)tid);
 	e->statfd = open(path, O_RDONLY | O_CLOEXEC);
 	if (e->statfd < 0) {
@@ -79,11 +68,9 @@ int tasks_open(const char *proc, pid_t pid, pid_t tid, struct tracked *e)
 	e->starttime = before;
 	return 0;
 fail:
-	if (e->pidfd >= 0)
-		close(e->pidfd);
 	if (e->statfd >= 0)
 		close(e->statfd);
-	e->pidfd = e->statfd = -1;
+	e->statfd = -1;
 	return r;
 }
 
@@ -106,8 +93,6 @@ void tasks_remove(struct task_table *tt, struct tracked *e)
 {
 	if (!e->used)
 		return;
-	if (e->pidfd >= 0)
-		close(e->pidfd);
 	if (e->statfd >= 0)
 		close(e->statfd);
 	memset(e, 0, sizeof(*e));
@@ -125,11 +110,18 @@ size_t tasks_count_uid(const struct task_table *tt, uid_t uid)
 	return n;
 }
 
+/* The open schedstat file is the identity handle: /proc keeps a reference
+ * to the thread's struct pid, not to its number, so once that thread is
+ * gone — exited, or replaced by a sibling's exec that took over the
+ * process id — every read fails with ESRCH, even after the number is
+ * reused. Unlike pidfd_send_signal(fd, 0) it needs no permission to
+ * signal the thread (isod's unit has no CAP_KILL) and works on every
+ * kernel (thread pidfds came in 6.9). */
 bool tasks_alive(const struct tracked *e)
 {
-	if (e->pidfd >= 0)
-		return syscall(SYS_pidfd_send_signal, e->pidfd, 0, NULL, 0) == 0;
-	return true; /* the schedstat read will tell */
+	char buf[96];
+
+	return e->statfd >= 0 && pread(e->statfd, buf, sizeof(buf), 0) > 0;
 }
 
 int tasks_sample(struct tracked *e)

@@ -1,5 +1,5 @@
-/* tasks.h — the table of threads isod has put into ISO: identity (pidfd,
- * start time), the open schedstat file the sampler re-reads, the grant
+/* tasks.h — the table of threads isod has put into ISO: identity (start time and
+ * an open /proc handle), the open schedstat file the sampler re-reads, the grant
  * (policy, priority, limit) and the engine's per-task state. Fixed
  * capacity, allocated once; no allocation per sample.
  *
@@ -19,8 +19,8 @@ struct tracked {
 	pid_t tid, pid;
 	uid_t uid;
 	uint64_t starttime;
-	int pidfd;     /* -1 where the kernel lacks thread pidfds */
-	int statfd;    /* /proc/PID/task/TID/schedstat, kept open */
+	int statfd;    /* /proc/PID/task/TID/schedstat, kept open: the
+			* identity handle (tasks_alive) and the sampler's */
 	int policy;    /* ISO_POLICY_ISO_RR / _ISO_FIFO */
 	int prio;      /* ISO priority 1..99 */
 	int kprio;     /* kernel priority in the band */
@@ -41,7 +41,7 @@ int tasks_init(struct task_table *tt, size_t cap);
 void tasks_free(struct task_table *tt);
 struct tracked *tasks_find(struct task_table *tt, pid_t tid);
 /* Open identity and sampling handles for tid of process pid; fills the
- * entry's tid/pid/starttime/pidfd/statfd. -ESRCH if it is gone or its
+ * entry's tid/pid/starttime/statfd. -ESRCH if it is gone or its
  * identity changed while opening. */
 int tasks_open(const char *proc, pid_t pid, pid_t tid, struct tracked *e);
 struct tracked *tasks_insert(struct task_table *tt, const struct tracked *e);
