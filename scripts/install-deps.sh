@@ -14,7 +14,7 @@ export DEBIAN_FRONTEND=noninteractive
 apt-get update -qq
 apt-get install -y -qq --no-install-recommends \
 	meson ninja-build gcc clang libclang-rt-dev pkg-config \
-	libcmocka-dev libinih-dev \
+	libcmocka-dev libinih-dev zlib1g-dev \
 	util-linux procps python3 valgrind rt-tests stress-ng >/dev/null
 if [ "$scx" = yes ]; then
 	apt-get install -y -qq --no-install-recommends \

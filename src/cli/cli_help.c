@@ -13,7 +13,7 @@
 #define EXIT_STATUS \
 	"EXIT STATUS\n" \
 	"    0  success\n" \
-	"    1  isod refused the request or it failed\n" \
+	"    1  isod refused the request or it failed; for doctor: a check FAILed\n" \
 	"    2  usage error (bad option or argument); nothing was sent\n" \
 	"    3  isod could not be reached (not running, wrong socket)\n"
 
@@ -27,6 +27,7 @@ const char cli_help_main[] =
 	"    isoctl [--socket PATH] get [--json] TID\n"
 	"    isoctl [--socket PATH] status [--json]\n"
 	"    isoctl [--socket PATH] tune [iso_cpu=N] [iso_period=S]\n"
+	"    isoctl [--socket PATH] doctor [--json] [--test]\n"
 	"    isoctl [VERB] --help | isoctl help [VERB] | isoctl --version\n"
 	"\n"
 	"DESCRIPTION\n"
@@ -56,6 +57,8 @@ const char cli_help_main[] =
 	"    get     show a thread's ISO state\n"
 	"    status  show the budget, its use and all ISO threads\n"
 	"    tune    change iso_cpu and iso_period (root only)\n"
+	"    doctor  check everything that decides whether an audio thread gets\n"
+	"            real time, and say how to fix what is wrong\n"
 	"    help    show this text or a command's\n"
 	"    'isoctl COMMAND --help' describes each command's options.\n"
 	"\n"
@@ -240,6 +243,57 @@ const char cli_help_tune[] =
 	"EXAMPLES\n"
 	"    sudo isoctl tune iso_cpu=80\n"
 	"    sudo isoctl tune iso_cpu=50 iso_period=2\n";
+
+const char cli_help_doctor[] =
+	"NAME\n"
+	"    isoctl doctor - check whether unprivileged audio threads get real time\n"
+	"\n"
+	"SYNOPSIS\n"
+	"    isoctl doctor [--json] [--test]\n"
+	"\n"
+	"DESCRIPTION\n"
+	"    Checks, as any user and without changing anything, what decides whether\n"
+	"    an unprivileged audio thread gets real time, and says for each check OK,\n"
+	"    WARN or FAIL (INFO for a fact, SKIP where it cannot be read), what it\n"
+	"    found and the one command or configuration line that fixes it:\n"
+	"    isod     answers at the socket; band, budget, refractory or not, backend\n"
+	"             (inferred), configuration; who owns org.freedesktop.RealtimeKit1\n"
+	"             on the system bus (asked with busctl) and whether rtkit-daemon\n"
+	"             runs\n"
+	"    kernel   version; preemption model (/sys/kernel/debug/sched/preempt, else\n"
+	"             the kernel configuration and preempt=); HZ and high-resolution\n"
+	"             timers; sched_ext and the scheduler loaded; RT throttling\n"
+	"             (sched_rt_runtime_us); RT_GROUP_SCHED (EPERM for RT in cgroups\n"
+	"             without cpu.rt_runtime_us); the fair server per CPU (6.12+)\n"
+	"    irq      threadirqs; IRQ threads' priorities against isod's band: a sound\n"
+	"             card's (snd, hda, usb, xhci) at or below the band is a FAIL\n"
+	"    limits   RLIMIT_RTPRIO (a '@audio - rtprio 95' line bypasses isod's\n"
+	"             budget), RLIMIT_RTTIME, RLIMIT_MEMLOCK; allow_users/allow_groups\n"
+	"    power    CPU frequency governor, deepest idle state, swap and swappiness\n"
+	"    The kernel configuration is read from /proc/config.gz or\n"
+	"    /boot/config-RELEASE; debugfs facts need root.\n"
+	"\n"
+	"OPTIONS\n"
+	"    --json         one JSON object: {\"isoctl_version\", \"checks\":[{\"group\",\n"
+	"                   \"name\",\"verdict\",\"found\",\"fix\"}], \"selftest\" (with\n"
+	"                   --test): {\"iso\",\"other\": {\"samples\",\"p50_us\",\"p99_us\",\n"
+	"                   \"max_us\"} or null}, \"summary\":{\"ok\",\"warn\",\"fail\",\n"
+	"                   \"info\",\"skip\"}}\n"
+	"    --test         also a 5-second self-test: a thread of yours asks isod for\n"
+	"                   ISO_FIFO 50 and measures how late it wakes from 1 ms\n"
+	"                   sleeps (p50, p99, max), next to a SCHED_OTHER thread\n"
+	"    --socket PATH  isod's socket\n"
+	"    -h, --help     show this help\n"
+	"\n"
+	"EXIT STATUS\n"
+	"    0  no check FAILed (WARNs allowed)\n"
+	"    1  at least one check FAILed (isod unreachable counts)\n"
+	"    2  usage error\n"
+	"\n"
+	"EXAMPLES\n"
+	"    isoctl doctor\n"
+	"    isoctl doctor --test\n"
+	"    isoctl doctor --json | jq '.checks[] | select(.verdict == \"FAIL\")'\n";
 
 const char cli_help_help[] =
 	"NAME\n"
