@@ -46,7 +46,8 @@ static void *measure(void *arg)
 			snprintf(m->message, sizeof(m->message), "%s%s%s", strerror(-m->err),
 				 iso_last_error()[0] ? ": " : "", iso_last_error());
 	}
-	m->kernel_policy = sched_getscheduler(0);
+	/* isod grants with SCHED_RESET_ON_FORK, which getscheduler reports */
+	m->kernel_policy = sched_getscheduler(0) & ~SCHED_RESET_ON_FORK;
 	m->kernel_prio = sched_getparam(0, &sp) == 0 ? sp.sched_priority : -1;
 	pthread_barrier_wait(m->start);
 	if (m->iso && m->err)
