@@ -565,7 +565,7 @@ static void test_report(void **state)
 	doc_print_text(fp, &f->rep);
 	fclose(fp);
 	assert_non_null(strstr(out, "irq\n  FAIL  audio_irq"));
-	assert_non_null(strstr(out, "fix: chrt -f -p 90 1"));
+	assert_non_null(strstr(out, "\n                     fix: chrt -f -p 90 1\n"));
 	free(out);
 	assert_int_equal(doc_worst(&f->rep), DOC_FAIL);
 }

@@ -227,9 +227,9 @@ void doc_check_isod(struct doc_report *r, struct doc_ctx *c)
 		c->band_hi = st->band_hi;
 		c->band_from_isod = true;
 		doc_add(r, "isod", "isod", DOC_OK, NULL,
-			"isod answers at %s%s (protocol 1): band %d..%d, iso_cpu %u %% over %u s, "
+			"isod%s answers at %s: band %d..%d, iso_cpu %u %% over %u s, "
 			"ISO use now %.1f %%, %u ISO threads, sampling every %.1f ms, %u CPUs",
-			q->socket, pid, st->band_lo, st->band_hi, st->iso_cpu, st->iso_period_s,
+			pid, q->socket, st->band_lo, st->band_hi, st->iso_cpu, st->iso_period_s,
 			st->usage_milli / 1000.0, st->total, st->sample_us / 1000.0, st->ncpus);
 		doc_add(r, "isod", "budget", st->refractory ? DOC_WARN : DOC_OK,
 			st->refractory ? "find the runaway with isoctl status; it gets ISO back "

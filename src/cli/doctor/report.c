@@ -77,6 +77,32 @@ static void count(const struct doc_report *r, size_t n[DOC_FAIL + 1])
 		n[r->items[i].verdict]++;
 }
 
+/* text after a lead of indent columns, words wrapped at TEXT_WIDTH,
+ * continuation lines indented as far as the lead. */
+#define TEXT_WIDTH 79
+static void wrap(FILE *f, const char *text, size_t indent)
+{
+	size_t col = indent;
+
+	while (*text) {
+		size_t n = strcspn(text, " ");
+
+		if (col > indent && col + 1 + n > TEXT_WIDTH) {
+			fprintf(f, "\n%*s", (int)indent, "");
+			col = indent;
+		} else if (col > indent) {
+			fputc(' ', f);
+			col++;
+		}
+		fwrite(text, 1, n, f);
+		col += n;
+		text += n;
+		while (*text == ' ')
+			text++;
+	}
+	fputc('\n', f);
+}
+
 void doc_print_text(FILE *f, const struct doc_report *r)
 {
 	const char *group = NULL;
@@ -89,10 +115,12 @@ void doc_print_text(FILE *f, const struct doc_report *r)
 			fprintf(f, "%s%s\n", group ? "\n" : "", it->group);
 			group = it->group;
 		}
-		fprintf(f, "  %-4s  %-12s %s\n", doc_verdict_name(it->verdict),
-			it->name, it->found);
-		if (it->fix[0])
-			fprintf(f, "  %-4s  %-12s fix: %s\n", "", "", it->fix);
+		fprintf(f, "  %-4s  %-12s ", doc_verdict_name(it->verdict), it->name);
+		wrap(f, it->found, 21);
+		if (it->fix[0]) {
+			fprintf(f, "%21s%s", "", "fix: ");
+			wrap(f, it->fix, 26);
+		}
 	}
 	count(r, n);
 	fprintf(f, "\n%zu OK, %zu WARN, %zu FAIL, %zu INFO, %zu SKIP\n",
