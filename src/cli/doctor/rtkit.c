@@ -105,7 +105,8 @@ void doc_check_rtkit(struct doc_report *r, const struct doc_ctx *c)
 	}
 	if (owner < 0) {
 		doc_add(r, "isod", "rtkit", DOC_SKIP, NULL,
-			"system bus not reachable through busctl (%s)%s", strerror(-owner),
+			"cannot ask the system bus (%s)%s", owner == -ENOTCONN ?
+			"busctl failed: no system bus, or no busctl" : strerror(-owner),
 			rtkit ? "; rtkit-daemon runs" : "");
 		return;
 	}
