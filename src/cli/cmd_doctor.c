@@ -63,6 +63,7 @@ int cmd_doctor(int argc, char **argv)
 
 	doc_ctx_load(&ctx, root);
 	ctx.uid = getuid();
+	ctx.isoctl_version = ISOCTL_VERSION;
 	ctx.bus_owner = root || !bus ? NULL : doc_bus_owner_busctl;
 	doc_query_isod(&ctx.isod);
 	doc_find_isod(&ctx, ctx.isod.socket, &ctx.conf);

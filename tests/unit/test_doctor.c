@@ -158,6 +158,14 @@ static void test_isod(void **state)
 	assert_found(f, "isod", "backend", "kernel-rt");
 	assert_int_equal(c->band_hi, 30);
 	assert_true(c->band_from_isod);
+	assert_verdict(f, "isod", "version", DOC_INFO);
+	/* what isod's configuration says about who may enter ISO */
+	assert_verdict(f, "isod", "config", DOC_SKIP);
+	c->conf.allow_known = true;
+	snprintf(c->conf.allow_groups, sizeof(c->conf.allow_groups), "audio");
+	doc_report_free(&f->rep);
+	doc_check_isod(&f->rep, c);
+	assert_found(f, "isod", "config", "allow_users - and allow_groups audio");
 	assert_int_equal(doc_worst(&f->rep), DOC_WARN);
 }
 

@@ -111,7 +111,8 @@ static void parse_cmdline(const char *args, size_t len, char *conf, size_t conf_
 }
 
 /* Command-line settings win over the file's. */
-static void merge(struct doc_isod_conf *o, const struct doc_isod_conf *over, bool *users, bool *groups)
+static void merge(struct doc_isod_conf *o, const struct doc_isod_conf *over,
+		  bool *users, bool *groups)
 {
 	if (over->socket[0])
 		memcpy(o->socket, over->socket, sizeof(o->socket));
@@ -240,13 +241,19 @@ void doc_check_isod(struct doc_report *r, struct doc_ctx *c)
 			st->usage_milli / 1000.0, st->iso_cpu);
 		check_backend(r, c);
 	}
-	if (c->conf.conf_read || c->conf.allow_known)
-		doc_add(r, "isod", "config", DOC_INFO, NULL, "%s%s: %s%s%s%s",
-			c->conf.conf_path, c->conf.conf_read ? "" : " (none: built-in defaults)",
-			c->conf.allow_users[0] || c->conf.allow_groups[0] ? "allow_users " :
-			"every user may enter ISO", c->conf.allow_users[0] ? c->conf.allow_users : "",
-			c->conf.allow_users[0] || c->conf.allow_groups[0] ? ", allow_groups " : "",
-			c->conf.allow_groups[0] ? c->conf.allow_groups : "");
-	else
+	if (!c->conf.conf_read && !c->conf.allow_known)
 		doc_add(r, "isod", "config", DOC_SKIP, NULL, "%s not readable", c->conf.conf_path);
+	else if (!c->conf.allow_users[0] && !c->conf.allow_groups[0])
+		doc_add(r, "isod", "config", DOC_INFO, NULL, "%s%s: every user may enter ISO",
+			c->conf.conf_path, c->conf.conf_read ? "" : " (none: built-in defaults)");
+	else
+		doc_add(r, "isod", "config", DOC_INFO, NULL,
+			"%s%s: only root, allow_users %s and allow_groups %s may enter ISO",
+			c->conf.conf_path,
+			c->conf.conf_read ? "" : " (file not read; lists from isod's command line)",
+			c->conf.allow_users[0] ? c->conf.allow_users : "-",
+			c->conf.allow_groups[0] ? c->conf.allow_groups : "-");
+	doc_add(r, "isod", "version", DOC_INFO, NULL,
+		"isoctl %s, wire protocol 1; isod's own version is not in its status reply",
+		c->isoctl_version ? c->isoctl_version : "?");
 }

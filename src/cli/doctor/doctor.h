@@ -86,6 +86,7 @@ struct doc_ctx {
 	struct doc_isod_conf conf;
 	doc_bus_owner_fn bus_owner; /* NULL: the bus is not asked (tests) */
 	uid_t uid;               /* the user the checks are about */
+	const char *isoctl_version;
 	/* Set by doc_check_isod: the band IRQ threads are held against. */
 	int band_lo, band_hi;
 	bool band_from_isod;

@@ -86,6 +86,7 @@ if getent group audio >/dev/null; then
 	start_isod --band 12:34 --allow-groups audio
 	doctor_json "$out" --test
 	check "$out" 'item("limits", "allowed")["verdict"] == "FAIL"'
+	check "$out" '"allow_groups audio" in item("isod", "config")["found"]'
 	check "$out" '"usermod -aG audio nobody" in item("limits", "allowed")["fix"]'
 	check "$out" 'item("test", "iso")["verdict"] == "FAIL"'
 	check "$out" 'r["summary"]["fail"] >= 2'
