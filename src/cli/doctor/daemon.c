@@ -221,7 +221,7 @@ void doc_check_isod(struct doc_report *r, struct doc_ctx *c)
 				 "to the socket of the isod that runs", q->socket);
 		doc_add(r, "isod", "isod", DOC_FAIL, fix,
 			"isod does not answer at %s: %s%s%s", q->socket, q->message,
-			c->conf.pid ? "; an isod process runs" : "; no isod process with that socket",
+			c->conf.pid ? "; an isod process runs" : "; no isod process with that socket in /proc",
 			pid);
 	} else {
 		c->band_lo = st->band_lo;
