@@ -203,12 +203,13 @@ static void check_groups(struct doc_report *r, const struct doc_ctx *c)
 		if ((g = strstr(status, "\nGid:")))
 			gids[ngids++] = strtol(g + 5, NULL, 10);
 		if ((g = strstr(status, "\nGroups:"))) {
+			const char *eol = strchr(g + 1, '\n');
 			char *end;
 
 			for (g += 8; ngids < 66; g = end) {
 				long v = strtol(g, &end, 10);
 
-				if (end == g)
+				if (end == g || (eol && end > eol)) /* not past the line */
 					break;
 				gids[ngids++] = v;
 			}
