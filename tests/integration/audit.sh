@@ -36,48 +36,47 @@ while [ $# -gt 0 ]; do
 	esac
 done
 
-# The sockets of every running isod.
-isod_sockets() {
-	local p comm sock args a prev
-	for p in /proc/[0-9]*; do
-		comm=$(cat "$p/comm" 2>/dev/null) || continue
-		[ "$comm" = isod ] || continue
-		mapfile -d '' args <"$p/cmdline" 2>/dev/null || continue
-		sock=/run/isosched/isod.sock
-		prev=
-		for a in "${args[@]}"; do
-			case "$prev" in --socket|-s) sock=$a;; esac
-			case "$a" in --socket=*) sock=${a#--socket=};; esac
-			prev=$a
-		done
-		echo "$sock"
-	done | sort -u
-}
+exec "$PY" - "$ISOCTL" "${bands[@]}" <<'EOF'
+import json, os, pwd, subprocess, sys
 
-# "tid ..." lines and "band LO HI" lines of every isod's status.
-ask_isods() {
-	local s
-	for s in $(isod_sockets); do
-		[ -S "$s" ] || continue
-		ISOSCHED_SOCKET=$s "$ISOCTL" status --json 2>/dev/null | "$PY" -c '
-import json, sys
-try:
-    j = json.load(sys.stdin)
-except Exception:
-    sys.exit(0)
-print("band %d %d" % tuple(j["band"]))
-for t in j["threads"]:
-    print("tid %d" % t["tid"])
-'
-	done
-}
+isoctl = sys.argv[1]
+bands = [tuple(int(x) for x in b.split(":")) for b in sys.argv[2:]]
 
-before=$(ask_isods)
-scan=$("$PY" - "${bands[@]}" <<'EOF'
-import os, sys
-bands = [tuple(int(x) for x in b.split(":")) for b in sys.argv[1:]]
-def in_band(p):
-    return any(lo <= p <= hi for lo, hi in bands)
+def isod_sockets():
+    socks = set()
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit():
+            continue
+        try:
+            if open("/proc/%s/comm" % pid).read().strip() != "isod":
+                continue
+            args = open("/proc/%s/cmdline" % pid, "rb").read().split(b"\0")
+        except OSError:
+            continue
+        sock, prev = "/run/isosched/isod.sock", b""
+        for a in args:
+            if prev in (b"--socket", b"-s"):
+                sock = a.decode(errors="replace")
+            elif a.startswith(b"--socket="):
+                sock = a[9:].decode(errors="replace")
+            prev = a
+        socks.add(sock)
+    return socks
+
+def ask_isods():
+    """(tracked tids, bands) of every running isod"""
+    tids, bs = set(), []
+    for s in isod_sockets():
+        try:
+            out = subprocess.run([isoctl, "status", "--json"], capture_output=True, timeout=5,
+                                 env=dict(os.environ, ISOSCHED_SOCKET=s)).stdout
+            j = json.loads(out)
+        except Exception:
+            continue
+        bs.append(tuple(j["band"]))
+        tids.update(t["tid"] for t in j["threads"])
+    return tids, bs
+
 def hard_rtprio(pid):
     try:
         for l in open("/proc/%s/limits" % pid):
@@ -87,6 +86,14 @@ def hard_rtprio(pid):
     except OSError:
         pass
     return 0
+
+def sched(base):
+    f = open(base + "stat").read().rsplit(")", 1)[1].split()
+    return int(f[38]), int(f[37])  # policy, rt_priority
+
+before, bs = ask_isods()
+bands += bs
+cands = []
 for pid in os.listdir("/proc"):
     if not pid.isdigit():
         continue
@@ -97,40 +104,38 @@ for pid in os.listdir("/proc"):
     for tid in tids:
         base = "/proc/%s/task/%s/" % (pid, tid)
         try:
-            stat = open(base + "stat").read()
-            f = stat.rsplit(")", 1)[1].split()
-            prio, pol = int(f[37]), int(f[38])
-            if pol not in (1, 2) or not in_band(prio):
+            pol, prio = sched(base)
+            if pol not in (1, 2) or not any(lo <= prio <= hi for lo, hi in bands):
                 continue
             uids = [l.split()[1:3] for l in open(base + "status") if l.startswith("Uid:")][0]
             comm = open(base + "comm").read().strip()
         except (OSError, IndexError, ValueError):
             continue
-        if uids[0] == "0" and uids[1] == "0":
+        if uids == ["0", "0"]:
             continue
+        uid = int(uids[0]) if uids[0] != "0" else int(uids[1])
         if hard_rtprio(pid) >= prio:
-            print("exempt pid %s tid %s uid %s comm %s prio %d: hard RLIMIT_RTPRIO allows it" %
-                  (pid, tid, uids[0], comm, prio))
+            if os.environ.get("AUDIT_VERBOSE"):
+                print("exempt pid %s tid %s uid %d comm %s prio %d: its hard RLIMIT_RTPRIO allows it"
+                      % (pid, tid, uid, comm, prio), file=sys.stderr)
             continue
-        print("cand %s %s %s %s %s %d" % (pid, tid, uids[0] if uids[0] != "0" else uids[1],
-                                          comm.replace(" ", "_"), "FIFO" if pol == 1 else "RR", prio))
+        cands.append((pid, int(tid), uid, comm, pol, prio, base))
+after, _ = ask_isods()
+bad = 0
+for pid, tid, uid, comm, pol, prio, base in cands:
+    if tid in before or tid in after:
+        continue
+    try:  # demoted (policed) or gone meanwhile?
+        if sched(base)[0] not in (1, 2):
+            continue
+    except (OSError, IndexError, ValueError):
+        continue
+    try:
+        user = pwd.getpwuid(uid).pw_name
+    except KeyError:
+        user = str(uid)
+    print("STRAY pid %s tid %d user %s comm %s policy %s prio %d"
+          % (pid, tid, user, comm, "FIFO" if pol == 1 else "RR", prio), file=sys.stderr)
+    bad = 1
+sys.exit(bad)
 EOF
-) || { echo "audit: scanner failed" >&2; exit 2; }
-after=$(ask_isods)
-
-tracked=" $(printf '%s\n%s\n' "$before" "$after" | awk '$1=="tid"{print $2}' | sort -u | tr '\n' ' ') "
-bad=0
-while read -r kind pid tid uid comm pol prio; do
-	[ "$kind" = cand ] || continue
-	case "$tracked" in *" $tid "*) continue;; esac
-	# demoted (policed) or gone meanwhile? look again
-	now=$(cat "/proc/$pid/task/$tid/stat" 2>/dev/null) || continue
-	now=${now##*) }
-	set -- $now
-	case "${39}" in 1|2) ;; *) continue;; esac
-	user=$(getent passwd "$uid" | cut -d: -f1)
-	echo "STRAY pid $pid tid $tid user ${user:-$uid} comm $comm policy $pol prio $prio" >&2
-	bad=1
-done <<<"$scan"
-[ -n "${AUDIT_VERBOSE:-}" ] && grep '^exempt' <<<"$scan" >&2
-exit $bad

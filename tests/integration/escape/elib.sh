@@ -65,3 +65,13 @@ audit_ok() {
 stray_logged() {
 	grep -E "stray: thread $2 \(process $1," "$ISO_TMP/isod.log" >/dev/null
 }
+
+# TIDs isod tracks, one per line
+tracked_tids() {
+	"$ISOCTL" status --json | /usr/bin/python3 -c 'import json,sys
+for t in json.load(sys.stdin)["threads"]: print(t["tid"])'
+}
+
+# For background jobs: a plain command, so that $! is the client itself
+# (setpriv execs it), not a subshell running a function.
+NOBODY=(setpriv --reuid=nobody --regid=nogroup --clear-groups --)

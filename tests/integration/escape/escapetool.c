@@ -257,10 +257,19 @@ static void *children_thread(void *arg)
 	try_clone3("clone3", 0, -1);
 	/* our own cgroup, so CLONE_INTO_CGROUP needs no write permission */
 	f = fopen("/proc/self/cgroup", "re");
-	if (f && fgets(cg, sizeof(cg), f) && !strncmp(cg, "0::", 3)) {
+	while (f && cgfd < 0 && fgets(cg, sizeof(cg), f)) {
+		if (strncmp(cg, "0::", 3))
+			continue;
 		cg[strcspn(cg, "\n")] = '\0';
+		/* cgroup v2 alone, or hybrid (v2 under unified/) */
 		snprintf(path, sizeof(path), "/sys/fs/cgroup%s", cg + 3);
 		cgfd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (cgfd < 0 || access("/sys/fs/cgroup/unified", F_OK) == 0) {
+			if (cgfd >= 0)
+				close(cgfd);
+			snprintf(path, sizeof(path), "/sys/fs/cgroup/unified%s", cg + 3);
+			cgfd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		}
 	}
 	if (f)
 		fclose(f);
@@ -343,7 +352,10 @@ static void *setattr_thread(void *arg)
 				  FLAG_RESET_ON_FORK | FLAG_UTIL_CLAMP_MIN | FLAG_UTIL_CLAMP_MAX, 1024, 1024));
 	say("lower %d", set_self(SCHED_FIFO, (uint32_t)kp - 1, FLAG_RESET_ON_FORK, 0, 0));
 	report_self("after");
-	/* a runaway now: isod must still police it (demote over budget) */
+	/* two quiet seconds (isod puts its grant back meanwhile), then a
+	 * runaway: isod must still police it (demote over budget) */
+	idle_until(now_s() + 2);
+	report_self("spinning");
 	{
 		double end = now_s() + seconds;
 		while (now_s() < end)

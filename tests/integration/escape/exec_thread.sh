@@ -12,7 +12,7 @@ need_root
 out=$ISO_TMP/esc.out
 
 start_policing_isod
-as_nobody "$ESCAPETOOL" exec-thread 8 >"$out" 2>&1 &
+"${NOBODY[@]}" "$ESCAPETOOL" exec-thread 8 >"$out" 2>&1 &
 ISO_CHILDREN+=($!)
 wait_for "$out" '^exec ' || fail "escape did not run: $(cat "$out")"
 granted=$(field "$out" granted tid)
