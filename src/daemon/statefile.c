@@ -77,7 +77,7 @@ int statefile_recover(struct isod *d)
 {
 	char line[256];
 	FILE *f = fopen(d->cfg.state_path, "re");
-	int n = 0;
+	int n = 0, r;
 	bool damaged = false;
 
 	if (!f)
@@ -112,8 +112,13 @@ int statefile_recover(struct isod *d)
 		g.prio = s.prio;
 		g.limit = s.limit;
 		g.flags = 0;
-		if (isod_grant(d, &g, NULL) == 0) {
+		r = isod_grant(d, &g, NULL);
+		if (r == 0) {
 			n++;
+		} else if (r == -EPERM) {
+			/* another user's thread: not the one the entry names */
+			log_warning("%s lists thread %d for uid %u, but it belongs to another user: not touched",
+				    d->cfg.state_path, (int)s.tid, s.uid);
 		} else if (tasks_alive(&pin)) {
 			/* ours, but cannot be policed: never leave it RT */
 			(void)actuator_demote(s.tid);

@@ -8,6 +8,8 @@
 #  C. SIGKILL, and while isod is down the granted non-main thread execs:
 #     the state file's thread is gone, the program runs kernel RT under
 #     the process id; the restart's sweep must demote it.
+#  D. the state file names a thread that is not what it says (issue 11
+#     item 5: recovery pins, then checks start time and owner).
 # The auditor runs after each restart.
 source "$SRC_ROOT/tests/integration/lib.sh"
 source "$SRC_ROOT/tests/integration/escape/elib.sh"
@@ -53,4 +55,32 @@ wait_not_rt "$CLIENT" 20 || fail "C: the restarted isod left the stray $CLIENT R
 stray_logged "$CLIENT" "$CLIENT" || fail "C: no stray line for $CLIENT"
 audit_ok "C: SIGKILL, exec while isod was down, restart"
 exec 7>&-
+
+# D. the state file names threads that are not what it says (a stale or
+#    forged record; TIDs reused while isod was down): root's own RT thread
+#    with a wrong start time, and with its right start time but nobody's
+#    uid. Recovery pins each, then checks start time and owner through the
+#    pin: neither is granted, neither is touched.
+stop_isod
+chrt -f 85 sleep 6 & rootrt=$!; ISO_CHILDREN+=($!)
+sleep 0.2
+st=$(cut -d' ' -f22 "/proc/$rootrt/stat")
+{
+	echo "# isod state: tid pid uid starttime policy prio limit"
+	echo "$rootrt $rootrt 65534 $((st + 1)) 4 30 0"
+} >"$ISO_TMP/isod.state"
+start_policing_isod
+[ "$(kernel_sched "$rootrt")" = "1 85" ] || fail "D: recovery touched root's thread (wrong start time): $(kernel_sched "$rootrt")"
+tracked_tids | grep -qx "$rootrt" && fail "D: recovery tracked a thread with another start time"
+stop_isod
+{
+	echo "# isod state: tid pid uid starttime policy prio limit"
+	echo "$rootrt $rootrt 65534 $st 4 30 0"
+} >"$ISO_TMP/isod.state"
+start_policing_isod
+[ "$(kernel_sched "$rootrt")" = "1 85" ] || fail "D: recovery touched root's thread (another owner): $(kernel_sched "$rootrt")"
+tracked_tids | grep -qx "$rootrt" && fail "D: recovery granted root's thread to uid 65534"
+grep -q "lists thread $rootrt for uid 65534, but it belongs to another user" "$ISO_TMP/isod.log" ||
+	fail "D: recovery did not say why it left $rootrt alone"
+audit_ok "D: stale state-file entries"
 echo PASS
