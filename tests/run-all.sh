@@ -71,8 +71,8 @@ if step "ASan/UBSan build" meson setup "$out/asan" -Dwerror=true -Dtests=enabled
 	chmod 1777 "$san"
 	UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1:log_path=$san/ubsan \
 	ASAN_OPTIONS=detect_leaks=1:log_path=$san/asan \
-		mtest "unit, daemon and hardening tests under ASan/UBSan" "$out/asan" \
-		--suite unit --suite daemon --suite hardening --no-suite timing
+		mtest "unit, daemon, hardening and escape tests under ASan/UBSan" "$out/asan" \
+		--suite unit --suite daemon --suite hardening --suite escape --no-suite timing
 	echo "=== sanitizer reports"
 	if [ -n "$(ls -A "$san")" ]; then
 		head -n 80 "$san"/*

@@ -25,6 +25,7 @@ void config_defaults(struct isod_config *c)
 	c->sample_ms = 10;
 	c->inherit = true;
 	c->sweep_orphans = true;
+	c->audit_interval = 10;
 	c->max_threads_per_user = 256;
 	c->max_threads = 4096;
 	c->rate_limit = 200;
@@ -133,6 +134,9 @@ int config_set(struct isod_config *c, const char *key, const char *v,
 	} else if (!strcmp(key, "sweep_orphans")) {
 		r = parse_bool(v, &c->sweep_orphans);
 		*why = "sweep_orphans must be yes or no";
+	} else if (!strcmp(key, "audit_interval")) {
+		r = parse_uint(v, 0, 3600, &c->audit_interval);
+		*why = "audit_interval must be from 0 (off) to 3600 seconds";
 	} else if (!strcmp(key, "max_threads_per_user")) {
 		r = parse_uint(v, 1, 65536, &c->max_threads_per_user);
 		*why = "max_threads_per_user must be from 1 to 65536";

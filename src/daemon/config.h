@@ -23,7 +23,8 @@ struct isod_config {
 	int enforcer_prio;         /* 0: band.hi + 1 */
 	unsigned sample_ms;        /* sampling interval, 1..1000 */
 	bool inherit;              /* adopt children of ISO threads */
-	bool sweep_orphans;        /* demote unrecorded band threads at start (sweep.h) */
+	bool sweep_orphans;        /* police strays machine-wide: start-up sweep, audit (strays.h) */
+	unsigned audit_interval;   /* seconds between audits of the band; 0: none */
 	unsigned max_threads_per_user;
 	unsigned max_threads;      /* all users together */
 	unsigned max_limit;        /* highest own limit a non-root task may set; 0: iso_cpu */

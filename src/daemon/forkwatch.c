@@ -1,4 +1,5 @@
-/* forkwatch.c — adoption of children of ISO threads. */
+/* forkwatch.c — adoption of children of ISO threads; exec events of
+ * processes with ISO threads (strays.h). */
 #include "forkwatch.h"
 
 #include <errno.h>
@@ -12,6 +13,7 @@
 
 #include "log.h"
 #include "procinfo.h"
+#include "strays.h"
 
 int forkwatch_open(void)
 {
@@ -69,6 +71,9 @@ static void adopt(struct isod *d, pid_t parent_tid, pid_t child_tid, pid_t child
 	g.pid = child_tgid;
 	g.tid = child_tid;
 	g.uid = p->uid;
+	/* checked again once the child is pinned (isod_grant) */
+	g.by = p->uid;
+	g.starttime = 0;
 	g.policy = p->policy;
 	g.prio = p->prio;
 	g.limit = p->core.limit;
@@ -97,8 +102,16 @@ void forkwatch_handle(struct isod *d, int fd)
 			/* the event follows a 20-byte header: copy it out, it is
 			 * not aligned for its 8-byte members */
 			memcpy(&ev, cn->data, sizeof(ev));
-			/* the whole machine's forks and thread creations come by
-			 * here: drop what cannot be adopted before taking the lock */
+			/* the whole machine's execs come by here: only those of
+			 * processes with tracked threads need a look (a lock-free
+			 * filter; a false positive costs one table walk) */
+			if (ev.what == PROC_EVENT_EXEC) {
+				if (tasks_may_track_pid(&d->tasks, ev.event_data.exec.process_tgid))
+					(void)strays_exec(d, ev.event_data.exec.process_tgid);
+				continue;
+			}
+			/* and its forks and thread creations: drop what cannot
+			 * be adopted before taking the lock */
 			if (ev.what != PROC_EVENT_FORK || !d->cfg.inherit ||
 			    ev.event_data.fork.child_pid != ev.event_data.fork.child_tgid)
 				continue;

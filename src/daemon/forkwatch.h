@@ -5,6 +5,9 @@
  * are not adopted here: their fork event names the process's parent, not
  * the creating thread. The preload shim passes ISO on to threads created
  * by an ISO thread (pthread_create with inherited scheduling).
+ * PROC_EVENT_EXEC of a process with ISO threads triggers its stray check
+ * (strays_exec): an exec from a non-main ISO thread leaves the program
+ * kernel RT under the process id while isod's handle on the old TID fails.
  *
  * Return contract: 0 / an fd, or a negative errno. */
 #ifndef ISOD_FORKWATCH_H
@@ -13,7 +16,8 @@
 #include "isod.h"
 
 int forkwatch_open(void);
-/* Read pending events from fd and adopt children of tracked threads. */
+/* Read pending events from fd: adopt children of tracked threads, check
+ * processes with tracked threads that exec. Server thread, lock not held. */
 void forkwatch_handle(struct isod *d, int fd);
 
 #endif

@@ -3,6 +3,7 @@
 #include "isod.h"
 
 #include <errno.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -12,6 +13,7 @@
 #include "iso_band.h"
 #include "iso_policy.h"
 #include "log.h"
+#include "procinfo.h"
 #include "statefile.h"
 
 int isod_init(struct isod *d, const struct isod_config *cfg)
@@ -62,6 +64,8 @@ void isod_reconfigure(struct isod *d, const struct isod_config *n)
 	iso_engine_retune(&d->engine, &n->tun);
 	c->tun = n->tun;
 	c->inherit = n->inherit;
+	c->sweep_orphans = n->sweep_orphans;
+	c->audit_interval = n->audit_interval;
 	c->max_threads_per_user = n->max_threads_per_user;
 	c->max_limit = n->max_limit;
 	c->rate_limit = n->rate_limit;
@@ -99,6 +103,25 @@ static int apply(struct isod *d, struct tracked *e)
 	return r;
 }
 
+int isod_confirm(struct isod *d, const struct tracked *e, uid_t by, uint64_t starttime)
+{
+	struct thread_status st;
+	int r;
+
+	if (starttime && e->starttime != starttime)
+		return -ESRCH;
+	r = read_thread_status(d->proc, e->tid, &st);
+	if (r < 0)
+		return r;
+	if (st.tgid != e->pid)
+		return -ESRCH;
+	if (by != 0 && st.ruid != by && st.euid != by)
+		return -EPERM;
+	/* the handle still works: what we read was the pinned thread's, not
+	 * a successor's under a reused TID */
+	return tasks_alive(e) ? 0 : -ESRCH;
+}
+
 int isod_grant(struct isod *d, const struct grant *g, struct tracked **out)
 {
 	struct tracked *e = tasks_find(&d->tasks, g->tid), n;
@@ -114,6 +137,11 @@ int isod_grant(struct isod *d, const struct grant *g, struct tracked **out)
 		r = tasks_open(d->proc, g->pid, g->tid, &n);
 		if (r < 0)
 			return r;
+		r = isod_confirm(d, &n, g->by, g->starttime);
+		if (r < 0) {
+			close(n.statfd);
+			return r;
+		}
 		n.uid = g->uid;
 		iso_task_init(&n.core, 0);
 		e = tasks_insert(&d->tasks, &n);
@@ -122,6 +150,10 @@ int isod_grant(struct isod *d, const struct grant *g, struct tracked **out)
 		/* its CPU time from now on counts, not what it used before */
 		if (tasks_sample(e) == 0)
 			iso_engine_account(&d->engine, &e->core, e->cpu_ns);
+	} else {
+		r = isod_confirm(d, e, g->by, g->starttime);
+		if (r < 0)
+			return r;
 	}
 	e->policy = g->policy;
 	e->prio = g->prio;
@@ -165,7 +197,7 @@ int isod_recorded(struct isod *d, bool ok)
 		log_error("thread %d: grant undone, it could not be recorded", (int)e->tid);
 		if (tasks_alive(e))
 			(void)actuator_demote(e->tid);
-		tasks_remove(&d->tasks, e);
+		isod_forget(d, e);
 		n++;
 	}
 	return n;
@@ -181,7 +213,7 @@ int isod_release(struct isod *d, pid_t tid)
 	if (tasks_alive(e))
 		r = actuator_demote(tid);
 	log_info("thread %d leaves ISO", (int)tid);
-	tasks_remove(&d->tasks, e);
+	isod_forget(d, e);
 	atomic_store(&d->state_dirty, true);
 	return r == -ESRCH ? 0 : r;
 }
@@ -201,7 +233,7 @@ static void backend_switch(struct isod *d)
 			continue;
 		r = apply(d, e);
 		if (r == -ESRCH) {
-			tasks_remove(&d->tasks, e);
+			isod_forget(d, e);
 			atomic_store(&d->state_dirty, true);
 		} else if (r < 0) {
 			log_warning_errno(r, "cannot move thread %d", (int)e->tid);
@@ -244,7 +276,7 @@ void isod_enforce_step(struct isod *d, int64_t now_ns)
 			} else {
 				log_debug("thread %d exited", (int)t[i].tid);
 			}
-			tasks_remove(&d->tasks, &t[i]);
+			isod_forget(d, &t[i]);
 			atomic_store(&d->state_dirty, true);
 			continue;
 		}
@@ -256,7 +288,7 @@ void isod_enforce_step(struct isod *d, int64_t now_ns)
 			continue;
 		r = apply(d, &t[i]);
 		if (r == -ESRCH) {
-			tasks_remove(&d->tasks, &t[i]);
+			isod_forget(d, &t[i]);
 			atomic_store(&d->state_dirty, true);
 		} else if (r < 0) {
 			log_warning_errno(r, "cannot %s thread %d; trying again next sample",
@@ -276,11 +308,62 @@ void isod_demote_all(struct isod *d)
 {
 	for (size_t i = 0; i < d->tasks.end; i++) {
 		struct tracked *e = &d->tasks.t[i];
-		if (e->used && tasks_alive(e))
+		if (!e->used)
+			continue;
+		if (tasks_alive(e))
 			(void)actuator_demote(e->tid);
-		tasks_remove(&d->tasks, e);
+		isod_forget(d, e);
 	}
 	atomic_store(&d->state_dirty, true);
+}
+
+void isod_forget(struct isod *d, struct tracked *e)
+{
+	pid_t pid = e->pid;
+	bool gone = !tasks_alive(e);
+
+	tasks_remove(&d->tasks, e);
+	if (!gone)
+		return;
+	for (unsigned i = 0; i < d->n_lost; i++)
+		if (d->lost_pids[i] == pid)
+			return;
+	if (d->n_lost < sizeof(d->lost_pids) / sizeof(d->lost_pids[0]))
+		d->lost_pids[d->n_lost++] = pid;
+	else
+		d->lost_overflow = true;
+}
+
+int isod_verify(struct isod *d)
+{
+	int n = 0;
+
+	if (backend_scx_active())
+		return 0; /* scx_iso's threads are SCHED_EXT, its own business */
+	for (size_t i = 0; i < d->tasks.end; i++) {
+		struct tracked *e = &d->tasks.t[i];
+		int pol, prio, nice, want_pol, want_prio, r;
+
+		if (!e->used || actuator_query(e->tid, &pol, &prio, &nice) < 0)
+			continue;
+		want_pol = e->core.demoted ? SCHED_OTHER
+			   : e->policy == ISO_POLICY_ISO_FIFO ? SCHED_FIFO : SCHED_RR;
+		want_prio = e->core.demoted ? 0 : e->kprio;
+		if ((pol == want_pol && prio == want_prio) ||
+		    (e->core.demoted && pol != SCHED_FIFO && pol != SCHED_RR))
+			continue;
+		r = apply(d, e);
+		if (r == -ESRCH) {
+			isod_forget(d, e);
+			atomic_store(&d->state_dirty, true);
+			continue;
+		}
+		log_info("thread %d (pid %d, uid %u) was changed to kernel policy %d priority %d by its owner: isod's %s %s",
+			 (int)e->tid, (int)e->pid, (unsigned)e->uid, pol, prio,
+			 e->core.demoted ? "demotion" : "grant", r < 0 ? "could not be put back" : "put back");
+		n++;
+	}
+	return n;
 }
 
 void isod_watchdog(struct isod *d, int64_t now_ns)
@@ -301,9 +384,11 @@ void isod_watchdog(struct isod *d, int64_t now_ns)
 			if (!e->used || e->core.demoted)
 				continue;
 			/* the engine sees it demoted, and restores it in the
-			 * enforcer's first step while the budget allows */
+			 * enforcer's first step while the budget allows. A
+			 * thread whose handle fails is gone: its TID may be
+			 * someone else's now; the enforcer forgets it */
 			e->core.demoted = true;
-			if (actuator_demote(e->tid) == 0)
+			if (tasks_alive(e) && actuator_demote(e->tid) == 0)
 				n++;
 		}
 		log_warning("the enforcer has not run for %lld ms (starved by real-time tasks above priority %d?): %d ISO thread(s) demoted until it runs again",

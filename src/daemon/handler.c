@@ -147,8 +147,19 @@ static void do_set(struct isod *d, const struct peer *p, const struct iso_req *r
 		refuse(rep, -EPERM, "thread %d belongs to another user", (int)req->u.set.tid);
 		return;
 	}
+	/* the check above read /proc before anything was pinned: it only
+	 * refuses early with a clear message. isod_grant (and, for a
+	 * release, isod_confirm on the tracked entry) checks the owner again
+	 * through the pinned thread before anything is changed */
 	pthread_mutex_lock(&d->lock);
 	if (policy == ISO_POLICY_NORMAL) {
+		e = tasks_find(&d->tasks, tid);
+		r = e ? isod_confirm(d, e, p->uid, 0) : 0;
+		if (r == -EPERM) {
+			refuse(rep, r, "thread %d belongs to another user", (int)req->u.set.tid);
+			pthread_mutex_unlock(&d->lock);
+			return;
+		}
 		r = isod_release(d, tid);
 		if (r < 0)
 			refuse(rep, r, "cannot return thread %d to SCHED_OTHER", (int)tid);
@@ -160,6 +171,8 @@ static void do_set(struct isod *d, const struct peer *p, const struct iso_req *r
 	g.pid = st.tgid;
 	g.tid = tid;
 	g.uid = st.ruid;
+	g.by = p->uid;
+	g.starttime = 0;
 	g.policy = policy;
 	g.prio = req->u.set.prio;
 	g.limit = (unsigned)req->u.set.limit;
@@ -170,6 +183,8 @@ static void do_set(struct isod *d, const struct peer *p, const struct iso_req *r
 		       d->cfg.max_threads_per_user, d->cfg.max_threads);
 	else if (r == -ESRCH)
 		refuse(rep, r, "thread %d is gone", (int)req->u.set.tid);
+	else if (r == -EPERM)
+		refuse(rep, r, "thread %d belongs to another user", (int)req->u.set.tid);
 	else if (r < 0)
 		refuse(rep, r, "cannot set thread %d: %s", (int)req->u.set.tid, strerror(-r));
 	else

@@ -22,7 +22,7 @@
 #include "log.h"
 #include "server.h"
 #include "statefile.h"
-#include "sweep.h"
+#include "strays.h"
 
 static void usage(FILE *f)
 {
@@ -55,9 +55,11 @@ static void usage(FILE *f)
 "      --rate-burst N         requests a user may make at once (default 400)\n"
 "      --allow-users LIST     only these users (names or uids, comma-separated)\n"
 "      --allow-groups LIST    only members of these groups (e.g. audio)\n"
-"      --sweep-orphans yes|no at start-up, demote band threads of users that\n"
-"                             look like isod grants the state file does not\n"
-"                             list (default yes)\n"
+"      --sweep-orphans yes|no police strays machine-wide: demote band threads\n"
+"                             of users that isod does not track, at start-up\n"
+"                             and every audit interval (default yes)\n"
+"      --audit-interval SEC   seconds between audits of the band, 0..3600\n"
+"                             (default 10; 0: only at start-up)\n"
 "      --log-level LEVEL      error, warning, info (default) or debug\n"
 "      --backend B            auto (default), kernel-rt or scx (the scx_iso scheduler)\n"
 "      --scx-pin-dir DIR      where scx_iso pins its maps (default /sys/fs/bpf/isosched)\n"
@@ -83,6 +85,7 @@ static const struct { const char *opt, *key; } key_opts[] = {
 	{ "rate-limit", "rate_limit" }, { "rate-burst", "rate_burst" },
 	{ "allow-users", "allow_users" }, { "allow-groups", "allow_groups" },
 	{ "log-level", "log_level" }, { "sweep-orphans", "sweep_orphans" },
+	{ "audit-interval", "audit_interval" },
 	{ "backend", "backend" }, { "scx-pin-dir", "scx_pin_dir" },
 };
 #define N_KEY_OPTS (sizeof(key_opts) / sizeof(key_opts[0]))
@@ -93,6 +96,7 @@ static void tick(struct isod *d)
 
 	clock_gettime(CLOCK_MONOTONIC, &now);
 	isod_watchdog(d, (int64_t)now.tv_sec * 1000000000 + now.tv_nsec);
+	strays_tick(d, (int64_t)now.tv_sec * 1000000000 + now.tv_nsec);
 	if (atomic_exchange(&d->reload, false)) {
 		struct isod_config n;
 		log_info("SIGHUP: reloading %s", d->src->path);
@@ -270,11 +274,11 @@ int main(int argc, char **argv)
 	r = statefile_recover(&d);
 	if (r < 0 && r != -ENOENT && r != -EBADMSG)
 		log_warning_errno(r, "cannot read state file %s", cfg.state_path);
-	/* whatever the record said: band threads it did not account for are
-	 * lost grants (a missing, damaged or stale file) */
-	if (cfg.sweep_orphans && !cfg.dry_run)
-		(void)sweep_orphans(&d);
 	pthread_mutex_unlock(&d.lock);
+	/* whatever the record said: band threads it did not account for are
+	 * lost grants (a missing, damaged or stale file) or other strays */
+	if (cfg.sweep_orphans && !cfg.dry_run)
+		(void)strays_sweep(&d);
 	atomic_store(&d.state_dirty, true);
 	if (enforcer_start(&d, &enf) < 0)
 		return 1;
@@ -283,8 +287,8 @@ int main(int argc, char **argv)
 		 cfg.band.hi, config_enforcer_prio(&cfg), cfg.sample_ms,
 		 cfg.dry_run ? " (dry run)" : "");
 	forkfd = forkwatch_open();
-	if (forkfd < 0 && cfg.inherit)
-		log_warning_errno(forkfd, "no process connector; children of ISO threads stay SCHED_OTHER");
+	if (forkfd < 0)
+		log_warning_errno(forkfd, "no process connector: children of ISO threads stay SCHED_OTHER, and an exec from an ISO thread is seen only at the next sample");
 	server_run(&d, lfd, sigfd, forkfd, tick);
 	if (forkfd >= 0)
 		close(forkfd);
@@ -295,6 +299,8 @@ int main(int argc, char **argv)
 	/* an empty record says: nothing left RT (a missing one would not) */
 	r = statefile_write(&d);
 	pthread_mutex_unlock(&d.lock);
+	/* threads found gone just now: nothing of their processes stays RT */
+	strays_tick(&d, 0);
 	if (r < 0)
 		log_warning_errno(r, "cannot write state file %s", cfg.state_path);
 	unlink(cfg.socket_path);

@@ -31,6 +31,11 @@ struct isod {
 	bool state_failing;        /* the last write failed (server thread only) */
 	atomic_int_least64_t last_step_ns; /* CLOCK_MONOTONIC of the enforcer's last step */
 	bool watchdog_fired;       /* isod_watchdog demoted; until the enforcer runs */
+	/* processes that lost a tracked thread (strays.h), under lock */
+	pid_t lost_pids[32];
+	unsigned n_lost;
+	bool lost_overflow;        /* more than fit: audit the whole band */
+	int64_t next_audit_ns, next_verify_ns; /* server thread only */
 	uint64_t samples;          /* enforcer steps done */
 	uint64_t sample_ns_total;  /* CPU time spent in them */
 };
@@ -39,6 +44,11 @@ struct isod {
 struct grant {
 	pid_t pid, tid;
 	uid_t uid;
+	/* checked on the pinned thread before anything is changed: its owner
+	 * (real or effective uid) must be `by` unless by is root, and, when
+	 * not 0, its start time must be starttime */
+	uid_t by;
+	uint64_t starttime;
 	int policy;   /* ISO_POLICY_ISO_RR / _ISO_FIFO */
 	int prio;
 	unsigned limit;
@@ -53,8 +63,22 @@ void isod_destroy(struct isod *d);
 void isod_reconfigure(struct isod *d, const struct isod_config *cfg);
 
 /* Caller holds d->lock for all below. */
+/* e is pinned (its handle open): is its thread (still) owned by `by` —
+ * real or effective uid; root (0) may name any — and, when starttime is
+ * not 0, started then? -EPERM / -ESRCH if not. Owner and start time are
+ * read through the pinned identity, so a reused TID cannot pass. */
+int isod_confirm(struct isod *d, const struct tracked *e, uid_t by, uint64_t starttime);
 int isod_grant(struct isod *d, const struct grant *g, struct tracked **out);
 int isod_release(struct isod *d, pid_t tid);
+/* Drop e from the table. If its thread is gone (exited, or replaced by a
+ * sibling's exec), its process is queued for a stray check (strays.h):
+ * isod never forgets a thread without making sure nothing of its process
+ * stays kernel RT unpoliced. */
+void isod_forget(struct isod *d, struct tracked *e);
+/* Is every tracked thread where isod put it? An owner may lower its RT
+ * thread's priority or drop it to SCHED_OTHER (the kernel lets it); put
+ * back isod's grant or demotion. Returns how many were corrected. */
+int isod_verify(struct isod *d);
 /* The state file was (ok) or could not be (!ok) written with every
  * grant made since the last call. When not, those grants are undone —
  * demoted and forgotten: no thread stays RT without a record. Returns how

@@ -166,8 +166,9 @@ int read_thread_status(const char *proc, pid_t tid, struct thread_status *st)
 	return parse_status_buf(buf, st);
 }
 
-/* The soft limit column of one "Max ..." line; -1 for "unlimited". */
-static int limit_soft(const char *buf, const char *name, long long *out)
+/* One number of a "Max ..." line: its soft (col 0) or hard (col 1)
+ * column; -1 for "unlimited". */
+static int limit_col(const char *buf, const char *name, int col, long long *out)
 {
 	const char *p = strstr(buf, name);
 	char *end;
@@ -175,27 +176,35 @@ static int limit_soft(const char *buf, const char *name, long long *out)
 	if (!p)
 		return -EBADMSG;
 	p += strlen(name);
-	while (*p == ' ')
-		p++;
-	if (!strncmp(p, "unlimited", 9)) {
-		*out = -1;
-		return 0;
+	for (int i = 0; i <= col; i++) {
+		while (*p == ' ')
+			p++;
+		if (!strncmp(p, "unlimited", 9)) {
+			*out = -1;
+			end = (char *)p + 9;
+		} else {
+			errno = 0;
+			*out = strtoll(p, &end, 10);
+			if (errno || end == p || *out < 0)
+				return -EBADMSG;
+		}
+		if (*end != ' ' && *end != '\n' && *end)
+			return -EBADMSG;
+		p = end;
 	}
-	errno = 0;
-	*out = strtoll(p, &end, 10);
-	if (errno || end == p || *out < 0 || (*end != ' ' && *end != '\n' && *end))
-		return -EBADMSG;
 	return 0;
 }
 
 int parse_limits_buf(const char *buf, struct rt_limits *out)
 {
-	long long prio, rttime;
+	long long prio, hard, rttime;
 
-	if (limit_soft(buf, "\nMax realtime priority", &prio) < 0 ||
-	    limit_soft(buf, "\nMax realtime timeout", &rttime) < 0)
+	if (limit_col(buf, "\nMax realtime priority", 0, &prio) < 0 ||
+	    limit_col(buf, "\nMax realtime priority", 1, &hard) < 0 ||
+	    limit_col(buf, "\nMax realtime timeout", 0, &rttime) < 0)
 		return -EBADMSG;
 	out->rtprio = prio < 0 || prio > 99 ? 99 : (unsigned)prio;
+	out->rtprio_hard = hard < 0 || hard > 99 ? 99 : (unsigned)hard;
 	out->rttime_set = rttime >= 0;
 	return 0;
 }

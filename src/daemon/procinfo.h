@@ -30,10 +30,12 @@ int parse_stat_starttime(const char *buf, uint64_t *starttime);
 /* The first field (ns on CPU) of /proc/.../schedstat text. */
 int parse_schedstat_buf(const char *buf, uint64_t *cpu_ns);
 
-/* From /proc/PID/limits text: the soft RLIMIT_RTPRIO, and whether
- * RLIMIT_RTTIME is set (rtkit's mark on the processes it serves). */
+/* From /proc/PID/limits text: RLIMIT_RTPRIO's soft and hard values,
+ * and whether RLIMIT_RTTIME is set. Only the hard RLIMIT_RTPRIO says what
+ * the administrator allows (the process may raise its soft limit up to
+ * it); RLIMIT_RTTIME proves nothing (anyone may set it with prlimit). */
 struct rt_limits {
-	unsigned rtprio;
+	unsigned rtprio, rtprio_hard;
 	int rttime_set;
 };
 int parse_limits_buf(const char *buf, struct rt_limits *out);

@@ -77,7 +77,7 @@ int statefile_recover(struct isod *d)
 {
 	char line[256];
 	FILE *f = fopen(d->cfg.state_path, "re");
-	int n = 0;
+	int n = 0, r;
 	bool damaged = false;
 
 	if (!f)
@@ -85,7 +85,7 @@ int statefile_recover(struct isod *d)
 	while (fgets(line, sizeof(line), f)) {
 		struct state_line s;
 		struct grant g;
-		uint64_t st;
+		struct tracked pin;
 
 		if (line[0] == '#')
 			continue;
@@ -93,22 +93,37 @@ int statefile_recover(struct isod *d)
 			damaged = true;
 			continue;
 		}
-		/* a different thread under a reused TID is none of ours */
-		if (read_thread_starttime(d->proc, s.tid, &st) < 0 || st != s.starttime)
+		/* pin the thread first: a different one under a reused TID
+		 * (another start time) is none of ours, and must not be
+		 * touched even to demote it */
+		memset(&pin, 0, sizeof(pin));
+		if (tasks_open(d->proc, s.pid, s.tid, &pin) < 0)
 			continue;
+		if (pin.starttime != s.starttime) {
+			close(pin.statfd);
+			continue;
+		}
 		g.pid = s.pid;
 		g.tid = s.tid;
 		g.uid = s.uid;
+		g.by = s.uid;
+		g.starttime = s.starttime;
 		g.policy = s.policy;
 		g.prio = s.prio;
 		g.limit = s.limit;
 		g.flags = 0;
-		if (isod_grant(d, &g, NULL) == 0) {
+		r = isod_grant(d, &g, NULL);
+		if (r == 0) {
 			n++;
-		} else {
-			/* cannot police it: never leave it RT */
+		} else if (r == -EPERM) {
+			/* another user's thread: not the one the entry names */
+			log_warning("%s lists thread %d for uid %u, but it belongs to another user: not touched",
+				    d->cfg.state_path, (int)s.tid, s.uid);
+		} else if (tasks_alive(&pin)) {
+			/* ours, but cannot be policed: never leave it RT */
 			(void)actuator_demote(s.tid);
 		}
+		close(pin.statfd);
 	}
 	fclose(f);
 	if (n)

@@ -19,7 +19,7 @@ int statefile_write(struct isod *d);
 /* Re-adopt threads listed in the file whose identity (start time) still
  * matches; returns how many. -ENOENT: there is no file (the first start
  * since boot, or lost); -EBADMSG: some lines were unreadable (what could
- * be read is recovered). The caller then sweeps (sweep.h). A clean exit
+ * be read is recovered). The caller then sweeps for strays (strays.h). A clean exit
  * leaves a file with no entries. Caller holds d->lock. */
 int statefile_recover(struct isod *d);
 

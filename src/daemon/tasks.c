@@ -12,6 +12,16 @@
 
 #include "procinfo.h"
 
+static unsigned pid_bucket(pid_t pid)
+{
+	return ((unsigned)pid * 2654435761u) >> 24; /* TASKS_PID_BUCKETS = 256 */
+}
+
+bool tasks_may_track_pid(const struct task_table *tt, pid_t pid)
+{
+	return atomic_load_explicit(&tt->pid_bucket[pid_bucket(pid)], memory_order_acquire) != 0;
+}
+
 int tasks_init(struct task_table *tt, size_t cap)
 {
 	tt->t = calloc(cap, sizeof(*tt->t));
@@ -20,6 +30,8 @@ int tasks_init(struct task_table *tt, size_t cap)
 	tt->cap = cap;
 	tt->used = 0;
 	tt->end = 0;
+	for (size_t i = 0; i < TASKS_PID_BUCKETS; i++)
+		atomic_init(&tt->pid_bucket[i], 0);
 	return 0;
 }
 
@@ -81,6 +93,8 @@ struct tracked *tasks_insert(struct task_table *tt, const struct tracked *e)
 			tt->t[i] = *e;
 			tt->t[i].used = true;
 			tt->used++;
+			atomic_fetch_add_explicit(&tt->pid_bucket[pid_bucket(e->pid)], 1,
+						  memory_order_release);
 			if (i + 1 > tt->end)
 				tt->end = i + 1;
 			return &tt->t[i];
@@ -95,6 +109,7 @@ void tasks_remove(struct task_table *tt, struct tracked *e)
 		return;
 	if (e->statfd >= 0)
 		close(e->statfd);
+	atomic_fetch_sub_explicit(&tt->pid_bucket[pid_bucket(e->pid)], 1, memory_order_release);
 	memset(e, 0, sizeof(*e));
 	tt->used--;
 	while (tt->end > 0 && !tt->t[tt->end - 1].used)

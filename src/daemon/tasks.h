@@ -7,6 +7,7 @@
 #ifndef ISOD_TASKS_H
 #define ISOD_TASKS_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -30,11 +31,16 @@ struct tracked {
 	struct iso_task core;
 };
 
+#define TASKS_PID_BUCKETS 256
+
 struct task_table {
 	struct tracked *t;
 	size_t cap;
 	size_t used;
 	size_t end; /* entries at or past end are all free: loops stop there */
+	/* tracked threads per hash of their process id, written under the
+	 * caller's lock, read without it (tasks_may_track_pid) */
+	atomic_uint pid_bucket[TASKS_PID_BUCKETS];
 };
 
 int tasks_init(struct task_table *tt, size_t cap);
@@ -46,6 +52,9 @@ struct tracked *tasks_find(struct task_table *tt, pid_t tid);
 int tasks_open(const char *proc, pid_t pid, pid_t tid, struct tracked *e);
 struct tracked *tasks_insert(struct task_table *tt, const struct tracked *e);
 void tasks_remove(struct task_table *tt, struct tracked *e);
+/* May a thread of process pid be tracked? false means surely not. Needs
+ * no lock: a cheap filter for the whole machine's exec events. */
+bool tasks_may_track_pid(const struct task_table *tt, pid_t pid);
 size_t tasks_count_uid(const struct task_table *tt, uid_t uid);
 /* Is the thread behind e still the one we opened? */
 bool tasks_alive(const struct tracked *e);

@@ -49,9 +49,10 @@ write_config() {
 }
 
 # start_isod [isod options...]: start a private isod, wait until it answers.
-# The start-up sweep for lost grants (sweep.h) looks at every thread of the
-# machine in the band, so it would demote the threads of other tests' isods
-# running in parallel: off unless a test asks for it (with its own band).
+# Stray policing (strays.h: the start-up sweep and the periodic audit)
+# looks at every thread of the machine in the band, so it would demote the
+# threads of other tests' isods running in parallel: off unless a test asks
+# for it (with its own band).
 start_isod() {
 	"$ISOD" --socket "$ISOSCHED_SOCKET" --state-file "$ISO_TMP/isod.state" \
 		--log-level debug --sweep-orphans no "$@" >>"$ISO_TMP/isod.log" 2>&1 &

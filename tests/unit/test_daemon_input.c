@@ -59,15 +59,22 @@ static void test_stat_and_schedstat(void **state)
 	assert_int_equal(parse_schedstat_buf("99999999999999999999999 0 0", &v), -EBADMSG);
 }
 
-/* /proc/PID/limits text with the two realtime lines' soft values. */
-static void limits_text(char *buf, size_t cap, const char *rtprio, const char *rttime)
+/* /proc/PID/limits text with the two realtime lines' soft values (and
+ * RLIMIT_RTPRIO's hard one). */
+static void limits_text_hard(char *buf, size_t cap, const char *rtprio, const char *hard,
+			     const char *rttime)
 {
 	snprintf(buf, cap,
 		 "Limit                     Soft Limit           Hard Limit           Units     \n"
 		 "Max cpu time              unlimited            unlimited            seconds   \n"
-		 "Max realtime priority     %-20s 0                    \n"
+		 "Max realtime priority     %-20s %-20s \n"
 		 "Max realtime timeout      %-20s unlimited            us        \n",
-		 rtprio, rttime);
+		 rtprio, hard, rttime);
+}
+
+static void limits_text(char *buf, size_t cap, const char *rtprio, const char *rttime)
+{
+	limits_text_hard(buf, cap, rtprio, "0", rttime);
 }
 
 static void test_limits(void **state)
@@ -90,6 +97,16 @@ static void test_limits(void **state)
 	limits_text(buf, sizeof(buf), "-3", "unlimited");
 	assert_int_equal(parse_limits_buf(buf, &l), -EBADMSG);
 	limits_text(buf, sizeof(buf), "12x", "unlimited");
+	assert_int_equal(parse_limits_buf(buf, &l), -EBADMSG);
+	/* the hard column: what the administrator allows */
+	limits_text_hard(buf, sizeof(buf), "0", "95", "unlimited");
+	assert_int_equal(parse_limits_buf(buf, &l), 0);
+	assert_int_equal(l.rtprio, 0);
+	assert_int_equal(l.rtprio_hard, 95);
+	limits_text_hard(buf, sizeof(buf), "0", "unlimited", "unlimited");
+	assert_int_equal(parse_limits_buf(buf, &l), 0);
+	assert_int_equal(l.rtprio_hard, 99);
+	limits_text_hard(buf, sizeof(buf), "0", "9q", "unlimited");
 	assert_int_equal(parse_limits_buf(buf, &l), -EBADMSG);
 }
 

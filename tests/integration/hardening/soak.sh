@@ -13,6 +13,8 @@
 #    creating threads at 200/s;
 #  - daemon: a polite client (GET every 20 ms); root: status --json every
 #    200 ms.
+# The auditor (audit_rt) runs at every progress line (every 10 s, 60 s in
+# a long soak) and at the end: nothing kernel RT in a band untracked.
 # isod's fd count and VmRSS are sampled at idle before (after a warm-up)
 # and at idle after (table drained): the fd count must be back where it
 # was, VmRSS within 1 MiB + 2 kB per second of the run. Also: isod
@@ -81,6 +83,7 @@ while [ "$(date +%s)" -lt "$end" ]; do
 	kill -0 "$ISOD_PID" 2>/dev/null || fail "isod died during the soak"
 	if [ "$(date +%s)" -ge "$next" ]; then
 		log "t-$((end - $(date +%s))) s: isod $(isod_fds) fds, VmRSS $(isod_rss_kb) kB, tracking $(tracked_total)"
+		audit_rt "t-$((end - $(date +%s))) s" || exit 1
 		next=$(($(date +%s) + (secs >= 100 ? 60 : 10)))
 	fi
 	sleep 1

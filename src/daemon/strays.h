@@ -1,0 +1,57 @@
+/* strays.h — isod keeps the rule itself: no thread is kernel RT unless
+ * isod polices it. A stray is a thread that is
+ *
+ *   - kernel SCHED_FIFO/RR at a priority inside the band,
+ *   - of a user (real or effective uid not 0: root's own RT is root's),
+ *   - not tracked by isod,
+ *   - and not allowed there by its process's HARD RLIMIT_RTPRIO (the
+ *     administrator's limits, e.g. limits.conf's "@audio - rtprio 95" or
+ *     systemd's LimitRTPRIO=: left alone, said at debug level).
+ *
+ * How one arises: a granted non-main thread execs (the program goes on
+ * under the process id with the thread's policy, while isod's handle on
+ * the old TID fails), isod's record was lost while it was down, or some
+ * path nobody thought of. A stray is demoted to SCHED_OTHER (its nice
+ * kept, RESET_ON_FORK) with one warning naming pid, tid, uid and comm.
+ *
+ * When isod looks:
+ *   - the process of a tracked thread found gone (isod_forget queues it;
+ *     strays_tick checks it on the server thread);
+ *   - an exec of a process with tracked threads (forkwatch.c);
+ *   - the whole machine at start-up (after recovering the state file) and
+ *     every audit_interval seconds — only with sweep_orphans = yes, since
+ *     it touches threads of every process (tests running several private
+ *     isods turn it off).
+ * RLIMIT_RTTIME is no exemption: any user may set it (prlimit).
+ *
+ * Every scan runs on the server thread, never the enforcer, in two
+ * phases: an unlocked pass over /proc asks the kernel each thread's policy
+ * (one sched_getscheduler per thread), and only the rare RT threads in the
+ * band are looked at again under d->lock (tracked?), pinned, checked and
+ * demoted.
+ *
+ * Return contract: the number of threads demoted, or a negative errno.
+ * None of these may be called with d->lock held. */
+#ifndef ISOD_STRAYS_H
+#define ISOD_STRAYS_H
+
+#include <stdint.h>
+
+#include "isod.h"
+
+/* Demote the strays among the threads of process pid. */
+int strays_check_process(struct isod *d, pid_t pid);
+/* The whole machine: every process in d->proc. */
+int strays_sweep(struct isod *d);
+/* An exec by process tgid: forget its tracked threads that are gone,
+ * withdraw ISO from those whose exec changed their identity (a setuid or
+ * setgid program), then check the process. A tracked main thread that
+ * execs an ordinary program keeps ISO (same thread, same owner: what
+ * `isoctl run` relies on). */
+int strays_exec(struct isod *d, pid_t tgid);
+/* Server thread, every loop: check the processes isod_forget queued, and
+ * when due audit the band (audit_interval) and verify the tracked threads'
+ * kernel policy (isod_verify, every second). */
+void strays_tick(struct isod *d, int64_t now_ns);
+
+#endif

@@ -1,0 +1,77 @@
+# elib.sh — helpers of the escape suite, on top of lib.sh (sourced by each
+# test after lib.sh). meson passes ESCAPETOOL (this dir's escapetool).
+: "${ESCAPETOOL:?ESCAPETOOL not set (run through meson test)}"
+
+# A band of the suite's own: isod's stray policing (start-up sweep and
+# audit) looks at every thread of the machine inside its band.
+ESC_BAND_LO=81 ESC_BAND_HI=90
+ESC_BAND=(--band "$ESC_BAND_LO:$ESC_BAND_HI")
+
+# isod options that turn stray policing on (each test's isod polices;
+# lib.sh turns it off by default): the start-up sweep, and the periodic
+# audit every second where this isod has it.
+policing_opts() {
+	echo "${ESC_BAND[*]} --sweep-orphans yes"
+	if "$ISOD" --help 2>&1 | grep -q -- '--audit-interval'; then
+		echo "--audit-interval 1"
+	fi
+}
+
+# start_policing_isod [more isod options]
+start_policing_isod() {
+	start_isod $(policing_opts) "$@"
+}
+
+# wait_for FILE REGEX [TENTHS]: until FILE has a line matching REGEX.
+wait_for() {
+	local i
+	for ((i = 0; i < ${3:-100}; i++)); do
+		grep -qE -- "$2" "$1" 2>/dev/null && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+# field FILE KEY NAME: the word after NAME on FILE's first line starting KEY
+field() {
+	awk -v k="$2" -v n="$3" '$1 == k { for (i = 2; i < NF; i++) if ($i == n) { print $(i + 1); exit } }' "$1"
+}
+
+# policy_of TID: the kernel policy number (0 OTHER, 1 FIFO, 2 RR), or "gone"
+policy_of() { kernel_sched "$1" | cut -d' ' -f1 || echo gone; }
+
+# wait_not_rt TID [TENTHS]: until the thread is not kernel RT (or gone)
+wait_not_rt() {
+	local i p
+	for ((i = 0; i < ${2:-30}; i++)); do
+		p=$(policy_of "$1")
+		case "$p" in 1|2) ;; *) return 0;; esac
+		sleep 0.1
+	done
+	return 1
+}
+
+# audit_ok LABEL: the auditor must find no stray on the machine
+audit_ok() {
+	local out
+	if ! out=$(ISOCTL=$ISOCTL bash "$SRC_ROOT/tests/integration/audit.sh" \
+		--band "$ESC_BAND_LO:$ESC_BAND_HI" 2>&1); then
+		fail "$1: the auditor found threads kernel RT that no isod polices: $out"
+	fi
+	log "$1: auditor clean"
+}
+
+# stray_logged PID TID: isod's log has its stray line for this thread
+stray_logged() {
+	grep -E "stray: thread $2 \(process $1," "$ISO_TMP/isod.log" >/dev/null
+}
+
+# TIDs isod tracks, one per line
+tracked_tids() {
+	"$ISOCTL" status --json | /usr/bin/python3 -c 'import json,sys
+for t in json.load(sys.stdin)["threads"]: print(t["tid"])'
+}
+
+# For background jobs: a plain command, so that $! is the client itself
+# (setpriv execs it), not a subshell running a function.
+NOBODY=(setpriv --reuid=nobody --regid=nogroup --clear-groups --)

@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Escape: prlimit games. An unprivileged process may set RLIMIT_RTTIME
+# (rtkit's mark on its clients, which the old start-up sweep exempted:
+# issue 11 item 9) and raise soft limits up to the hard ones, never
+# RLIMIT_RTPRIO above a hard 0.
+#  A. escapetool raises its soft RLIMIT_RTTIME, fails to raise
+#     RLIMIT_RTPRIO, then escapes by exec from a non-main thread: demoted.
+#  B. the same under `prlimit --rttime`, with isod SIGKILLed before the
+#     exec: the restarted isod's start-up sweep must demote the stray
+#     though RLIMIT_RTTIME is set (it exempted it before issue 11).
+source "$SRC_ROOT/tests/integration/lib.sh"
+source "$SRC_ROOT/tests/integration/escape/elib.sh"
+need_root
+out=$ISO_TMP/esc.out
+
+start_policing_isod
+# A
+"${NOBODY[@]}" "$ESCAPETOOL" prlimit 6 >"$out" 2>&1 &
+ISO_CHILDREN+=($!); a=$!
+wait_for "$out" '^exec ' || fail "A did not run: $(cat "$out")"
+log "A: $(tr '\n' ';' <"$out")"
+[ "$(awk '$1 == "raise-rtprio" { print $2 }' "$out")" != 0 ] || fail "A: soft RLIMIT_RTPRIO raised above a hard 0"
+grep -q '^Max realtime timeout *[0-9]' "/proc/$a/limits" || log "A: RLIMIT_RTTIME not set: $(grep timeout "/proc/$a/limits")"
+wait_not_rt "$a" 20 || fail "A: stray $a with RLIMIT_RTTIME still RT: $(kernel_sched "$a")"
+stray_logged "$a" "$a" || fail "A: no stray line for $a"
+audit_ok "A: RLIMIT_RTTIME set, exec from a non-main thread"
+
+# B
+fifo=$ISO_TMP/cmd
+mkfifo "$fifo"; chmod 666 "$fifo"
+"${NOBODY[@]}" prlimit --rttime=200000 "$ESCAPETOOL" grant-wait 8 <"$fifo" >"$ISO_TMP/b.out" 2>&1 &
+ISO_CHILDREN+=($!); b=$!
+exec 7>"$fifo"
+wait_for "$ISO_TMP/b.out" '^granted ' || fail "B did not run: $(cat "$ISO_TMP/b.out")"
+kill -KILL "$ISOD_PID"; wait "$ISOD_PID" 2>/dev/null; ISOD_PID=
+echo exec >&7
+wait_for "$ISO_TMP/b.out" '^exec ' || fail "B: no exec: $(cat "$ISO_TMP/b.out")"
+[ "$(policy_of "$b")" = 1 ] || log "B: the exec'd program is not RT: $(kernel_sched "$b")"
+grep -q '^Max realtime timeout *200000' "/proc/$b/limits" || fail "B: RLIMIT_RTTIME not set: $(grep timeout "/proc/$b/limits")"
+start_policing_isod
+wait_not_rt "$b" 20 || fail "B: the restarted isod left the prlimit'd stray $b RT: $(kernel_sched "$b")"
+stray_logged "$b" "$b" || fail "B: no stray line for $b"
+audit_ok "B: restart after a stray with RLIMIT_RTTIME"
+exec 7>&-
+echo PASS

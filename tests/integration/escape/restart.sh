@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# Escape: isod goes away mid-grant.
+#  A. SIGTERM: isod demotes every ISO thread before it exits; restarted on
+#     the same state file (empty now), nothing is RT.
+#  B. SIGKILL: the granted thread stays kernel RT with nobody policing it
+#     until isod is back; the restarted isod must recover it from the
+#     state file (tracked again, policed).
+#  C. SIGKILL, and while isod is down the granted non-main thread execs:
+#     the state file's thread is gone, the program runs kernel RT under
+#     the process id; the restart's sweep must demote it.
+#  D. the state file names a thread that is not what it says (issue 11
+#     item 5: recovery pins, then checks start time and owner).
+# The auditor runs after each restart.
+source "$SRC_ROOT/tests/integration/lib.sh"
+source "$SRC_ROOT/tests/integration/escape/elib.sh"
+need_root
+fifo=$ISO_TMP/cmd
+mkfifo "$fifo"
+
+start_client() { # start_client NAME: a granted non-main thread waiting on $fifo
+	"${NOBODY[@]}" "$ESCAPETOOL" grant-wait 8 <"$fifo" >"$ISO_TMP/$1.out" 2>&1 &
+	CLIENT=$!; ISO_CHILDREN+=($!)
+	exec 7>"$fifo"
+	wait_for "$ISO_TMP/$1.out" '^granted ' || fail "$1: client did not start: $(cat "$ISO_TMP/$1.out")"
+	TID=$(field "$ISO_TMP/$1.out" granted tid)
+	[ "$(policy_of "$TID")" = 1 ] || fail "$1: thread $TID not kernel FIFO: $(kernel_sched "$TID")"
+}
+
+start_policing_isod
+# A
+start_client a
+kill -TERM "$ISOD_PID"; wait "$ISOD_PID" 2>/dev/null; ISOD_PID=
+[ "$(policy_of "$TID")" = 0 ] || fail "A: SIGTERM left $TID RT: $(kernel_sched "$TID")"
+start_policing_isod
+[ "$(policy_of "$TID")" = 0 ] || fail "A: $TID RT again after the restart"
+audit_ok "A: SIGTERM and restart"
+exec 7>&-; kill_client() { kill "$CLIENT" 2>/dev/null; wait "$CLIENT" 2>/dev/null; }; kill_client
+# B
+start_client b
+kill -KILL "$ISOD_PID"; wait "$ISOD_PID" 2>/dev/null; ISOD_PID=
+[ "$(policy_of "$TID")" = 1 ] || fail "B: $TID lost FIFO with isod gone (nothing to test)"
+start_policing_isod
+tracked_tids | grep -qx "$TID" || fail "B: the restarted isod did not recover $TID"
+[ "$(policy_of "$TID")" = 1 ] || fail "B: recovered $TID not FIFO: $(kernel_sched "$TID")"
+audit_ok "B: SIGKILL and restart"
+exec 7>&-; kill_client
+# C
+start_client c
+kill -KILL "$ISOD_PID"; wait "$ISOD_PID" 2>/dev/null; ISOD_PID=
+echo exec >&7
+wait_for "$ISO_TMP/c.out" '^exec ' || fail "C: no exec: $(cat "$ISO_TMP/c.out")"
+[ "$(policy_of "$CLIENT")" = 1 ] || log "C: the exec'd program is not RT: $(kernel_sched "$CLIENT")"
+start_policing_isod
+wait_not_rt "$CLIENT" 20 || fail "C: the restarted isod left the stray $CLIENT RT: $(kernel_sched "$CLIENT")"
+stray_logged "$CLIENT" "$CLIENT" || fail "C: no stray line for $CLIENT"
+audit_ok "C: SIGKILL, exec while isod was down, restart"
+exec 7>&-
+
+# D. the state file names threads that are not what it says (a stale or
+#    forged record; TIDs reused while isod was down): root's own RT thread
+#    with a wrong start time, and with its right start time but nobody's
+#    uid. Recovery pins each, then checks start time and owner through the
+#    pin: neither is granted, neither is touched.
+stop_isod
+chrt -f 85 sleep 6 & rootrt=$!; ISO_CHILDREN+=($!)
+sleep 0.2
+st=$(cut -d' ' -f22 "/proc/$rootrt/stat")
+{
+	echo "# isod state: tid pid uid starttime policy prio limit"
+	echo "$rootrt $rootrt 65534 $((st + 1)) 4 30 0"
+} >"$ISO_TMP/isod.state"
+start_policing_isod
+[ "$(kernel_sched "$rootrt")" = "1 85" ] || fail "D: recovery touched root's thread (wrong start time): $(kernel_sched "$rootrt")"
+tracked_tids | grep -qx "$rootrt" && fail "D: recovery tracked a thread with another start time"
+stop_isod
+{
+	echo "# isod state: tid pid uid starttime policy prio limit"
+	echo "$rootrt $rootrt 65534 $st 4 30 0"
+} >"$ISO_TMP/isod.state"
+start_policing_isod
+[ "$(kernel_sched "$rootrt")" = "1 85" ] || fail "D: recovery touched root's thread (another owner): $(kernel_sched "$rootrt")"
+tracked_tids | grep -qx "$rootrt" && fail "D: recovery granted root's thread to uid 65534"
+grep -q "lists thread $rootrt for uid 65534, but it belongs to another user" "$ISO_TMP/isod.log" ||
+	fail "D: recovery did not say why it left $rootrt alone"
+audit_ok "D: stale state-file entries"
+echo PASS
