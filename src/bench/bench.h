@@ -194,5 +194,7 @@ struct mode_opts {
  * the process to SIGKILL on a signal. */
 int enforcement_main(const struct mode_opts *o, volatile pid_t *child_pid);
 int daemon_cost_main(const struct mode_opts *o, volatile pid_t *child_pid);
+/* stall.c (--stall): a probe's stalls during a runaway, per scenario. */
+int stall_main(const struct mode_opts *o, volatile pid_t *child_pid);
 
 #endif

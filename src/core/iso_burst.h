@@ -5,7 +5,7 @@
  * 1. The burst guard, per task: a thread that has run burst_ms of CPU time
  *    without blocking loses ISO (never killed). It gets ISO back as soon as
  *    it is seen to have blocked, or, while it keeps running, after a
- *    back-off (1 s, doubling up to 32 s) for a trial of burst_ms/8: if it
+ *    back-off (1 s, doubling up to 32 s) for a trial of burst_ms/16: if it
  *    has still not blocked by then, it is demoted again.
  *
  *    "Without blocking" is decided from what /proc gives cheaply: at every
@@ -41,7 +41,7 @@
 #define ISO_BURST_MS_MAX 10000
 #define ISO_BURST_BACKOFF_NS 1000000000LL      /* first back-off */
 #define ISO_BURST_BACKOFF_MAX_NS 32000000000LL /* doubling stops here */
-#define ISO_BURST_TRIAL_DIV 8                  /* trial after a back-off: burst/8 */
+#define ISO_BURST_TRIAL_DIV 16                 /* trial after a back-off: burst/16 */
 /* Time a spinner may seem to have slept between reads: schedstat's CPU
  * time of a running thread lags by up to a scheduler tick (4 ms at
  * HZ=250) at each end, and a wait in progress is not yet counted. */

@@ -268,7 +268,7 @@ static void test_block_restores(void **state)
 }
 
 /* One that never blocks: restored for a trial after 1 s, 2 s, 4 s, ...
- * up to 32 s; each trial ends within burst/8 and two reads. */
+ * up to 32 s; each trial ends within burst/16 and two reads. */
 static void test_backoff_doubles(void **state)
 {
 	struct model m;
