@@ -86,6 +86,7 @@ struct sc_result {
 	double longest_ms, stalled_ms, window_ms, first_demote_ms;
 	unsigned ngaps;
 	int killed, spinners, demotions;
+	double gap_at_s[MAX_GAPS], gap_ms[MAX_GAPS]; /* from the probe's start */
 };
 
 static int kernel_policy(void)
@@ -273,6 +274,10 @@ static void run_scenario(const struct mode_opts *o, const char *isod, enum scena
 	res->longest_ms = (double)sh->longest_ns / 1e6;
 	res->stalled_ms = (double)sh->stalled_ns / 1e6;
 	res->ngaps = sh->ngaps;
+	for (unsigned g = 0; g < sh->ngaps && g < MAX_GAPS; g++) {
+		res->gap_at_s[g] = (double)sh->gap_at_ns[g] / 1e9;
+		res->gap_ms[g] = (double)sh->gap_ns[g] / 1e6;
+	}
 	for (int i = 0; i < ncpu; i++) {
 		res->demotions += sh->sp[i].demotions;
 		if (sh->sp[i].first_demote_ns &&
@@ -428,7 +433,10 @@ static void print_json(const struct sc_result *r, int ncpu, double window,
 		jnum("first_demotion_ms", r[s].first_demote_ms);
 		printf(",\"note\":");
 		json_string(r[s].note);
-		printf("}");
+		printf(",\"gaps\":[");
+		for (unsigned g = 0; g < r[s].ngaps && g < MAX_GAPS; g++)
+			printf("%s[%.3f,%.1f]", g ? "," : "", r[s].gap_at_s[g], r[s].gap_ms[g]);
+		printf("]}");
 	}
 	printf("],\"periodic\":[");
 	for (int i = 0; i < 4; i++) {
