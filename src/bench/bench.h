@@ -6,6 +6,7 @@
  *   isod.c     finding, starting, waiting for and stopping a private isod
  *   stats.c    HDR-style latency histogram and percentiles
  *   output.c   table, JSON, ratio lines
+ *   enforce.c, cost.c, stall.c (+ stall_out.c, stall.h)  the other modes
  */
 #ifndef ISOBENCH_H
 #define ISOBENCH_H

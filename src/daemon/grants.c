@@ -242,10 +242,9 @@ static void guard_feed(struct isod *d, struct tracked *e, int64_t now_ns)
 			 (long long)((e->burst.until_ns - now_ns) / 1000000));
 	else if (c == ISO_BURST_RESTORE)
 		log_info("thread %d: burst guard lifted (%s)", (int)e->tid,
-			 e->burst.phase == ISO_BURST_RUNNING && burst_ns > 0 &&
-					 e->burst.allowance_ns < burst_ns
-				 ? "trial after back-off"
-				 : "it blocked");
+			 burst_ns == 0 ? "guard switched off"
+			 : e->burst.phase == ISO_BURST_RUNNING ? "trial after back-off"
+							       : "it blocked");
 	/* A thread read seldom could start spinning just after a read:
 	 * with the guard on, read every thread at least every burst_ms/4,
 	 * so a spinner is demoted within 1.25·burst_ms and two samples. */
