@@ -6,6 +6,7 @@
  *   isod.c     finding, starting, waiting for and stopping a private isod
  *   stats.c    HDR-style latency histogram and percentiles
  *   output.c   table, JSON, ratio lines
+ *   enforce.c, cost.c, stall.c (+ stall_out.c, stall.h)  the other modes
  */
 #ifndef ISOBENCH_H
 #define ISOBENCH_H
@@ -194,5 +195,7 @@ struct mode_opts {
  * the process to SIGKILL on a signal. */
 int enforcement_main(const struct mode_opts *o, volatile pid_t *child_pid);
 int daemon_cost_main(const struct mode_opts *o, volatile pid_t *child_pid);
+/* stall.c (--stall): a probe's stalls during a runaway, per scenario. */
+int stall_main(const struct mode_opts *o, volatile pid_t *child_pid);
 
 #endif

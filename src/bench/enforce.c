@@ -466,7 +466,7 @@ static int start_isod(const struct mode_opts *o, const char *isod, int iso_cpu,
 		      bool rate_opt, char *err, size_t errlen)
 {
 	char cpu[16], per[16];
-	const char *args[12];
+	const char *args[16];
 	int n = 0;
 
 	snprintf(cpu, sizeof(cpu), "%d", iso_cpu);
@@ -479,6 +479,14 @@ static int start_isod(const struct mode_opts *o, const char *isod, int iso_cpu,
 	args[n++] = "warning";
 	if (rate_opt) {
 		args[n++] = "--rate-limit";
+		args[n++] = "0";
+	}
+	/* the budget's reaction is measured: the burst guard and the stall
+	 * cap (issue 17; isobench --stall) would act first */
+	if (isod_has_option(isod, "--burst-ms")) {
+		args[n++] = "--burst-ms";
+		args[n++] = "0";
+		args[n++] = "--stall-ms";
 		args[n++] = "0";
 	}
 	args[n] = NULL;

@@ -44,6 +44,7 @@ static void usage(FILE *f)
 	      "             [--window S] [--json] [--isod PATH]\n"
 	      "    isobench --daemon-cost [--threads-list LIST] [--window S]\n"
 	      "             [--requests N] [--json] [--isod PATH]\n"
+	      "    isobench --stall [--window S] [--json] [--isod PATH]\n"
 	      "\n"
 	      "DESCRIPTION\n"
 	      "    Latency mode (--policy). N periodic threads sleep to absolute deadlines\n"
@@ -68,6 +69,15 @@ static void usage(FILE *f)
 	      "        the competitor's CPU time (/proc/PID/schedstat), and the spinners'\n"
 	      "        CPU time while SCHED_FIFO and while demoted; 100 % minus their\n"
 	      "        SCHED_FIFO share is what the kernel left to SCHED_OTHER tasks.\n"
+	      "\n"
+	      "    Stall mode (--stall, root; src/bench/stall.c). A SCHED_OTHER probe sleeps\n"
+	      "    1 ms in a loop and records its longest gap and the total of its gaps\n"
+	      "    over 50 ms while one spinner per CPU runs --window seconds (12): ISO\n"
+	      "    under a private isod with the burst guard and stall cap, with the cap\n"
+	      "    alone, with neither (the patch); kernel SCHED_FIFO as root; SCHED_FIFO\n"
+	      "    with RLIMIT_RTTIME 200 ms (killed, as rtkit's clients). Then periodic\n"
+	      "    ISO threads (1.33 ms at 20/50/80 %, 170 ms at 80 %) for 10 s, counting\n"
+	      "    the demotions each sees (iso_cpu 95: any is the burst guard's).\n"
 	      "\n"
 	      "    Daemon-cost mode (--daemon-cost, root). For each thread count in LIST, a\n"
 	      "    private isod (default sampling interval, thread caps raised, request rate\n"
@@ -325,6 +335,7 @@ int main(int argc, char **argv)
 		{ "rt-prio", required_argument, NULL, 'O' },
 		{ "enforcement", no_argument, NULL, 'E' },
 		{ "daemon-cost", no_argument, NULL, 'C' },
+		{ "stall", no_argument, NULL, 'S' },
 		{ "trials", required_argument, NULL, 'T' },
 		{ "iso-cpu", required_argument, NULL, 'I' },
 		{ "iso-period", required_argument, NULL, 'R' },
@@ -351,7 +362,7 @@ int main(int argc, char **argv)
 		.nthreads = { 16, 256, 1024 }, .n_nthreads = 3,
 		.requests = 10000,
 	};
-	enum { M_LATENCY, M_ENFORCE, M_COST } mode = M_LATENCY;
+	enum { M_LATENCY, M_ENFORCE, M_COST, M_STALL } mode = M_LATENCY;
 	bool latency_only = false, enforce_only = false, cost_only = false;
 	bool json = false, want_iso = false, root, iso_ok = false;
 	char iso_why[512] = "";
@@ -426,14 +437,20 @@ int main(int argc, char **argv)
 			plot_file = optarg;
 			latency_only = true;
 			break;
+		case 'S':
+			if (mode != M_LATENCY && mode != M_STALL)
+				bad("--enforcement, --daemon-cost and --stall exclude"
+				    " each other%s", "");
+			mode = M_STALL;
+			break;
 		case 'E':
-			if (mode == M_COST)
+			if (mode == M_COST || mode == M_STALL)
 				bad("--enforcement and --daemon-cost exclude each"
 				    " other%s", "");
 			mode = M_ENFORCE;
 			break;
 		case 'C':
-			if (mode == M_ENFORCE)
+			if (mode == M_ENFORCE || mode == M_STALL)
 				bad("--enforcement and --daemon-cost exclude each"
 				    " other%s", "");
 			mode = M_COST;
@@ -476,17 +493,23 @@ int main(int argc, char **argv)
 	if (optind < argc)
 		bad("unexpected argument '%s'", argv[optind]);
 	if (mode != M_LATENCY) {
-		const char *m = mode == M_ENFORCE ? "--enforcement" : "--daemon-cost";
+		const char *m = mode == M_ENFORCE ? "--enforcement"
+				: mode == M_COST ? "--daemon-cost" : "--stall";
 		unsigned mbound;
 
 		if (npol || latency_only || socket_arg || hist_file)
 			bad("%s takes none of --policy, --socket, --histogram,"
 			    " --plot", m);
 		if ((mode == M_ENFORCE && cost_only) ||
-		    (mode == M_COST && enforce_only))
+		    (mode == M_COST && enforce_only) ||
+		    (mode == M_STALL && (enforce_only || cost_only)))
 			bad("an option given does not apply to %s", m);
 		if (mode == M_ENFORCE && mo.window_s < 0)
 			mo.window_s = 5;
+		if (mode == M_STALL && mo.window_s < 0)
+			mo.window_s = 12;
+		if (mode == M_STALL && (mo.window_s < 1 || mo.window_s > 120))
+			bad("--window: 1 to 120 s for %s", m);
 		if (mode == M_COST && mo.window_s < 0)
 			mo.window_s = 10;
 		if (mode == M_COST && mo.window_s < 0.5)
@@ -504,12 +527,15 @@ int main(int argc, char **argv)
 			mbound = (unsigned)(mo.n_iso_cpu *
 					    (mo.trials * (mo.iso_period_s * 6.0 + 6.0) +
 					     mo.window_s + mo.iso_period_s * 9.0 + 30.0)) + 60;
+		else if (mode == M_STALL)
+			mbound = (unsigned)(5 * (mo.window_s + 25.0)) + 120;
 		else
 			mbound = (unsigned)(mo.n_nthreads *
 					    (mo.window_s + 90.0 + mo.requests / 500.0)) + 60;
 		alarm(mbound);
 		c = mode == M_ENFORCE ? enforcement_main(&mo, &run_pid)
-				      : daemon_cost_main(&mo, &run_pid);
+		    : mode == M_COST  ? daemon_cost_main(&mo, &run_pid)
+				      : stall_main(&mo, &run_pid);
 		alarm(0);
 		fflush(stdout);
 		return c;

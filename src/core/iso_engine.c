@@ -13,7 +13,22 @@ int iso_engine_init(struct iso_engine *e, const struct iso_tunables *t,
 	e->pending_ns = 0;
 	e->carry_ns = 0;
 	iso_budget_init(&e->budget);
+	iso_stall_init(&e->stall);
+	e->stall_ns = 0;
 	return 0;
+}
+
+int iso_engine_set_stall(struct iso_engine *e, unsigned stall_ms)
+{
+	if (stall_ms > ISO_BURST_MS_MAX)
+		return -EINVAL;
+	e->stall_ns = (int64_t)stall_ms * 1000000;
+	return 0;
+}
+
+bool iso_engine_stalled(const struct iso_engine *e)
+{
+	return e->stall.over;
 }
 
 int iso_engine_retune(struct iso_engine *e, const struct iso_tunables *t)
@@ -34,6 +49,7 @@ int iso_task_init(struct iso_task *task, unsigned limit)
 	task->prev_cpu_ns = 0;
 	task->read_ns = 0;
 	task->skip = 0;
+	task->held = false;
 	return 0;
 }
 
@@ -54,6 +70,7 @@ void iso_engine_account(struct iso_engine *e, struct iso_task *task,
 int iso_engine_commit(struct iso_engine *e, int64_t now_ns)
 {
 	uint64_t total = e->pending_ns + e->carry_ns, fed = total;
+	int64_t dt = 0;
 	int r;
 
 	/* A task read late (iso_engine_due) brings the CPU time of several
@@ -63,6 +80,8 @@ int iso_engine_commit(struct iso_engine *e, int64_t now_ns)
 	e->carry_ns = 0;
 	if (e->budget.started && now_ns > e->budget.last_ns) {
 		uint64_t cap = (uint64_t)(now_ns - e->budget.last_ns) * e->ncpus;
+
+		dt = now_ns - e->budget.last_ns;
 		if (total > cap) {
 			fed = cap;
 			e->carry_ns = total - cap;
@@ -71,6 +90,9 @@ int iso_engine_commit(struct iso_engine *e, int64_t now_ns)
 		}
 	}
 	r = iso_budget_feed(&e->budget, &e->tun, now_ns, fed, e->ncpus);
+	if (r == 0)
+		r = iso_stall_feed(&e->stall, e->stall_ns, e->tun.iso_cpu, dt, fed, e->ncpus) < 0
+			    ? -EINVAL : 0;
 	e->pending_ns = 0;
 	return r;
 }
@@ -85,6 +107,7 @@ bool iso_engine_decide(const struct iso_engine *e, struct iso_task *task)
 		over = e->budget.refractory;
 	else
 		over = iso_over_limit(e->budget.usage, task->limit, task->demoted);
+	over = over || e->stall.over || task->held;
 	if (over == task->demoted)
 		return false;
 	task->demoted = over;
@@ -93,7 +116,8 @@ bool iso_engine_decide(const struct iso_engine *e, struct iso_task *task)
 
 bool iso_engine_precise(const struct iso_engine *e)
 {
-	return e->budget.refractory || e->budget.usage * 10 >= (double)e->tun.iso_cpu * 8;
+	return e->budget.refractory || e->budget.usage * 10 >= (double)e->tun.iso_cpu * 8 ||
+	       e->stall.level_ns > 0;
 }
 
 bool iso_engine_due(const struct iso_engine *e, struct iso_task *task)

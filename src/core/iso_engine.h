@@ -19,6 +19,7 @@
 #include <stdint.h>
 
 #include "iso_budget.h"
+#include "iso_burst.h"
 
 /* What the engine knows of one ISO task; the daemon embeds it. */
 struct iso_task {
@@ -28,6 +29,9 @@ struct iso_task {
 	uint64_t prev_cpu_ns; /* cumulative CPU time at the previous sample */
 	int64_t read_ns;      /* when it was taken (iso_engine_account_read) */
 	unsigned skip;        /* steps to pass before the next read */
+	bool held;            /* demoted by a rule of its own besides the
+			       * budget: the burst guard (iso_burst.h),
+			       * set by the caller before deciding */
 };
 
 struct iso_engine {
@@ -37,12 +41,19 @@ struct iso_engine {
 	uint64_t pending_ns; /* ISO CPU time accounted in this step */
 	uint64_t carry_ns;   /* accounted but beyond what the CPUs could do in
 			      * the last step: a late read's lump, fed next */
+	struct iso_stall stall; /* the stall cap (iso_burst.h) */
+	int64_t stall_ns;       /* its length; 0 = off, as in the patch */
 };
 
 int iso_engine_init(struct iso_engine *e, const struct iso_tunables *t,
 		    unsigned ncpus);
 /* New tunables take effect from the next step; the average is kept. */
 int iso_engine_retune(struct iso_engine *e, const struct iso_tunables *t);
+/* The stall cap's length in ms (0 = off, the default of
+ * iso_engine_init); 0 or -EINVAL above ISO_BURST_MS_MAX. While the cap is
+ * full every task is demoted, those with limits of their own included. */
+int iso_engine_set_stall(struct iso_engine *e, unsigned stall_ms);
+bool iso_engine_stalled(const struct iso_engine *e);
 /* 0 or -EINVAL for a limit outside 0..100. */
 int iso_task_init(struct iso_task *task, unsigned limit);
 
@@ -53,7 +64,8 @@ void iso_engine_begin(struct iso_engine *e);
 void iso_engine_account(struct iso_engine *e, struct iso_task *task,
 			uint64_t cpu_ns);
 int iso_engine_commit(struct iso_engine *e, int64_t now_ns);
-/* Updates task->demoted; returns true when it changed. */
+/* Updates task->demoted (budget, stall cap or task->held); returns true
+ * when it changed. */
 bool iso_engine_decide(const struct iso_engine *e, struct iso_task *task);
 
 /* Sampling schedule. Reading a thread's CPU time costs isod ~2 us (a

@@ -23,6 +23,8 @@ void config_defaults(struct isod_config *c)
 	c->band.lo = ISO_BAND_DEFAULT_LO;
 	c->band.hi = ISO_BAND_DEFAULT_HI;
 	c->sample_ms = 10;
+	c->burst_ms = ISO_BURST_MS_DEFAULT;
+	c->stall_ms = ISO_STALL_MS_DEFAULT;
 	c->inherit = true;
 	c->sweep_orphans = true;
 	c->audit_interval = 10;
@@ -128,6 +130,12 @@ int config_set(struct isod_config *c, const char *key, const char *v,
 	} else if (!strcmp(key, "sample_ms")) {
 		r = parse_uint(v, 1, 1000, &c->sample_ms);
 		*why = "sample_ms must be from 1 to 1000";
+	} else if (!strcmp(key, "burst_ms")) {
+		r = parse_uint(v, 0, ISO_BURST_MS_MAX, &c->burst_ms);
+		*why = "burst_ms must be from 0 (off) to 10000";
+	} else if (!strcmp(key, "stall_ms")) {
+		r = parse_uint(v, 0, ISO_BURST_MS_MAX, &c->stall_ms);
+		*why = "stall_ms must be from 0 (off) to 10000";
 	} else if (!strcmp(key, "inherit")) {
 		r = parse_bool(v, &c->inherit);
 		*why = "inherit must be yes or no";

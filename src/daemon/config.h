@@ -12,6 +12,7 @@
 
 #include "iso_band.h"
 #include "iso_budget.h"
+#include "iso_burst.h"
 
 #define ISOD_DEFAULT_CONFIG "/etc/isosched/isod.conf"
 #define ISOD_DEFAULT_STATE "/run/isosched/isod.state"
@@ -22,6 +23,8 @@ struct isod_config {
 	struct iso_band band;
 	int enforcer_prio;         /* 0: band.hi + 1 */
 	unsigned sample_ms;        /* sampling interval, 1..1000 */
+	unsigned burst_ms;         /* burst guard: most CPU without blocking; 0 off (iso_burst.h) */
+	unsigned stall_ms;         /* stall cap: longest ISO use above iso_cpu; 0 off */
 	bool inherit;              /* adopt children of ISO threads */
 	bool sweep_orphans;        /* police strays machine-wide: start-up sweep, audit (strays.h) */
 	unsigned audit_interval;   /* seconds between audits of the band; 0: none */

@@ -26,6 +26,8 @@ int isod_init(struct isod *d, const struct isod_config *cfg)
 	d->cfg = *cfg;
 	d->proc = "/proc";
 	r = iso_engine_init(&d->engine, &cfg->tun, ncpus > 0 ? (unsigned)ncpus : 1);
+	if (r == 0)
+		r = iso_engine_set_stall(&d->engine, cfg->stall_ms);
 	if (r < 0)
 		return r;
 	r = tasks_init(&d->tasks, cfg->max_threads);
@@ -63,6 +65,9 @@ void isod_reconfigure(struct isod *d, const struct isod_config *n)
 		log_warning("band, sample_ms, enforcer_prio, max_threads, socket and state_file take effect only after a restart");
 	iso_engine_retune(&d->engine, &n->tun);
 	c->tun = n->tun;
+	iso_engine_set_stall(&d->engine, n->stall_ms);
+	c->stall_ms = n->stall_ms;
+	c->burst_ms = n->burst_ms; /* the guard follows at the next sample */
 	c->inherit = n->inherit;
 	c->sweep_orphans = n->sweep_orphans;
 	c->audit_interval = n->audit_interval;
@@ -144,6 +149,7 @@ int isod_grant(struct isod *d, const struct grant *g, struct tracked **out)
 		}
 		n.uid = g->uid;
 		iso_task_init(&n.core, 0);
+		iso_burst_init(&n.burst);
 		e = tasks_insert(&d->tasks, &n);
 		if (!e)
 			return -EAGAIN; /* cannot happen: capacity checked */
@@ -248,10 +254,47 @@ static void backend_switch(struct isod *d)
 			    moved);
 }
 
+/* Feed the burst guard one read of e (iso_burst.h) and hold e through
+ * the engine while the guard says so. */
+static void guard_feed(struct isod *d, struct tracked *e, int64_t now_ns)
+{
+	int64_t burst_ns = (int64_t)d->cfg.burst_ms * 1000000;
+	struct iso_burst_sample s = { now_ns, e->cpu_ns, e->wait_ns };
+	uint64_t nv = 0;
+	bool have_nv = false;
+	int c;
+
+	if (iso_burst_wants_nv(&e->burst, burst_ns, &s))
+		have_nv = tasks_read_nvcsw(d->proc, e, &nv) == 0;
+	c = iso_burst_feed(&e->burst, burst_ns, &s, have_nv, nv);
+	e->core.held = iso_burst_demoted(&e->burst);
+	if (c == ISO_BURST_DEMOTE)
+		log_info("thread %d ran %lld ms without blocking: burst guard, SCHED_OTHER until it blocks (or a trial in %lld ms)",
+			 (int)e->tid, (long long)(e->burst.allowance_ns / 1000000),
+			 (long long)((e->burst.until_ns - now_ns) / 1000000));
+	else if (c == ISO_BURST_RESTORE)
+		log_info("thread %d: burst guard lifted (%s)", (int)e->tid,
+			 burst_ns == 0 ? "guard switched off"
+			 : e->burst.phase == ISO_BURST_RUNNING ? "trial after back-off"
+							       : "it blocked");
+	/* A thread read seldom could start spinning just after a read:
+	 * with the guard on, read every thread at least every burst_ms/4,
+	 * so a spinner is demoted within 1.25·burst_ms and two samples. */
+	if (burst_ns > 0) {
+		unsigned most = d->cfg.burst_ms / (4 * d->cfg.sample_ms);
+
+		if (most > 0)
+			most--;
+		if (e->core.skip > most)
+			e->core.skip = most;
+	}
+}
+
 void isod_enforce_step(struct isod *d, int64_t now_ns)
 {
 	struct tracked *t = d->tasks.t;
 	bool was = iso_engine_refractory(&d->engine);
+	bool was_stalled = iso_engine_stalled(&d->engine);
 	int r;
 
 	if (d->watchdog_fired) {
@@ -281,6 +324,7 @@ void isod_enforce_step(struct isod *d, int64_t now_ns)
 			continue;
 		}
 		iso_engine_account_read(&d->engine, &t[i].core, t[i].cpu_ns, now_ns);
+		guard_feed(d, &t[i], now_ns);
 	}
 	iso_engine_commit(&d->engine, now_ns);
 	for (size_t i = 0; i < d->tasks.end; i++) {
@@ -298,6 +342,10 @@ void isod_enforce_step(struct isod *d, int64_t now_ns)
 			t[i].core.demoted = !t[i].core.demoted;
 		}
 	}
+	if (was_stalled != iso_engine_stalled(&d->engine))
+		log_info("stall cap: %s", was_stalled
+			 ? "ISO restored"
+			 : "ISO used more than iso_cpu of the machine for stall_ms, ISO threads demoted to SCHED_OTHER");
 	if (was != iso_engine_refractory(&d->engine))
 		log_info("ISO CPU use %.1f %%: %s", iso_engine_usage(&d->engine),
 			 was ? "below 90 % of iso_cpu, ISO restored"
@@ -431,7 +479,8 @@ void isod_status_info(const struct isod *d, struct iso_status_info *o)
 	o->band_lo = d->cfg.band.lo;
 	o->band_hi = d->cfg.band.hi;
 	o->usage_milli = (uint32_t)(iso_engine_usage(&d->engine) * 1000.0);
-	o->refractory = iso_engine_refractory(&d->engine);
+	/* the stall cap demotes every ISO thread as the budget does */
+	o->refractory = iso_engine_refractory(&d->engine) || iso_engine_stalled(&d->engine);
 	o->ncpus = d->engine.ncpus;
 	o->sample_us = d->cfg.sample_ms * 1000;
 	o->total = (uint32_t)d->tasks.used;

@@ -46,6 +46,11 @@ static void usage(FILE *f)
 "      --band LO:HI           kernel RT priorities for ISO, 1..98 (default 10:40)\n"
 "      --enforcer-prio N      SCHED_FIFO priority of the enforcer (default HI+1)\n"
 "      --sample-ms MS         sampling interval, 1..1000 (default 10)\n"
+"      --burst-ms MS          burst guard: a thread that runs this long without\n"
+"                             blocking loses ISO until it blocks, 0..10000, 0 off\n"
+"                             (default 200)\n"
+"      --stall-ms MS          stall cap: ISO above iso_cpu of the machine for at\n"
+"                             most this long at a time, 0..10000, 0 off (default 200)\n"
 "      --inherit yes|no       adopt children of ISO threads (default yes)\n"
 "      --max-threads-per-user N  (default 256)\n"
 "      --max-threads N        all users together (default 4096)\n"
@@ -87,6 +92,7 @@ static const struct { const char *opt, *key; } key_opts[] = {
 	{ "log-level", "log_level" }, { "sweep-orphans", "sweep_orphans" },
 	{ "audit-interval", "audit_interval" },
 	{ "backend", "backend" }, { "scx-pin-dir", "scx_pin_dir" },
+	{ "burst-ms", "burst_ms" }, { "stall-ms", "stall_ms" },
 };
 #define N_KEY_OPTS (sizeof(key_opts) / sizeof(key_opts[0]))
 

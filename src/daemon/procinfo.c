@@ -139,6 +139,47 @@ int parse_schedstat_buf(const char *buf, uint64_t *cpu_ns)
 	return 0;
 }
 
+int parse_schedstat_wait_buf(const char *buf, uint64_t *cpu_ns, uint64_t *wait_ns)
+{
+	char *end;
+	unsigned long long v;
+	int r = parse_schedstat_buf(buf, cpu_ns);
+
+	if (r < 0)
+		return r;
+	buf = strchr(buf, ' ');
+	if (!buf || buf[1] < '0' || buf[1] > '9')
+		return -EBADMSG;
+	errno = 0;
+	v = strtoull(buf + 1, &end, 10);
+	if (errno || (*end != ' ' && *end != '\n' && *end))
+		return -EBADMSG;
+	*wait_ns = v;
+	return 0;
+}
+
+int parse_status_nvcsw(const char *buf, uint64_t *nvcsw)
+{
+	static const char key[] = "\nvoluntary_ctxt_switches:";
+	const char *p = strstr(buf, key);
+	char *end;
+	unsigned long long v;
+
+	if (!p)
+		return -EBADMSG;
+	p += sizeof(key) - 1;
+	while (*p == ' ' || *p == '\t')
+		p++;
+	if (*p < '0' || *p > '9')
+		return -EBADMSG;
+	errno = 0;
+	v = strtoull(p, &end, 10);
+	if (errno || (*end != '\n' && *end))
+		return -EBADMSG;
+	*nvcsw = v;
+	return 0;
+}
+
 static int read_file(const char *path, char *buf, size_t cap)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);

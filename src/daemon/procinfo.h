@@ -29,6 +29,10 @@ int parse_status_buf(const char *buf, struct thread_status *st);
 int parse_stat_starttime(const char *buf, uint64_t *starttime);
 /* The first field (ns on CPU) of /proc/.../schedstat text. */
 int parse_schedstat_buf(const char *buf, uint64_t *cpu_ns);
+/* Its first two: ns on CPU and ns runnable but waiting for one. */
+int parse_schedstat_wait_buf(const char *buf, uint64_t *cpu_ns, uint64_t *wait_ns);
+/* voluntary_ctxt_switches of /proc/TID/status text (the burst guard). */
+int parse_status_nvcsw(const char *buf, uint64_t *nvcsw);
 
 /* From /proc/PID/limits text: RLIMIT_RTPRIO's soft and hard values,
  * and whether RLIMIT_RTTIME is set. Only the hard RLIMIT_RTPRIO says what

@@ -147,7 +147,30 @@ int tasks_sample(struct tracked *e)
 	if (n <= 0)
 		return -ESRCH;
 	buf[n] = '\0';
-	if (parse_schedstat_buf(buf, &e->cpu_ns) < 0)
+	if (parse_schedstat_wait_buf(buf, &e->cpu_ns, &e->wait_ns) < 0)
 		return -EBADMSG;
 	return 0;
+}
+
+int tasks_read_nvcsw(const char *proc, const struct tracked *e, uint64_t *nvcsw)
+{
+	char path[128], buf[4096];
+	ssize_t n;
+	int fd, r;
+
+	snprintf(path, sizeof(path), "%s/%d/task/%d/status", proc, (int)e->pid, (int)e->tid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT ? -ESRCH : -errno;
+	n = read(fd, buf, sizeof(buf) - 1);
+	r = n < 0 ? -errno : 0;
+	close(fd);
+	if (r < 0)
+		return r == -ENOENT ? -ESRCH : r;
+	buf[n] = '\0';
+	r = parse_status_nvcsw(buf, nvcsw);
+	/* the number may name a successor by now: the handle tells */
+	if (r == 0 && !tasks_alive(e))
+		r = -ESRCH;
+	return r;
 }

@@ -28,7 +28,9 @@ struct tracked {
 	uint32_t flags;
 	bool recorded;  /* in the state file on disk (isod_recorded) */
 	uint64_t cpu_ns;
+	uint64_t wait_ns; /* runnable, not running (schedstat), for the guard */
 	struct iso_task core;
+	struct iso_burst burst; /* the burst guard's view of it (iso_burst.h) */
 };
 
 #define TASKS_PID_BUCKETS 256
@@ -58,7 +60,11 @@ bool tasks_may_track_pid(const struct task_table *tt, pid_t pid);
 size_t tasks_count_uid(const struct task_table *tt, uid_t uid);
 /* Is the thread behind e still the one we opened? */
 bool tasks_alive(const struct tracked *e);
-/* Re-read e's cumulative CPU time; -ESRCH when the thread is gone. */
+/* Re-read e's cumulative CPU time (and wait); -ESRCH when the thread is
+ * gone. */
 int tasks_sample(struct tracked *e);
+/* Its voluntary context switches (/proc status, ~10 us: only for threads
+ * the burst guard suspects); -ESRCH when the thread is gone. */
+int tasks_read_nvcsw(const char *proc, const struct tracked *e, uint64_t *nvcsw);
 
 #endif

@@ -5,7 +5,7 @@
  *
  *   spin [--threads N] [--seconds S] [--iso rr|fifo] [--prio P]
  *        [--limit PCT] [--duty PCT] [--fork] [--sleep-first MS]
- *        [--idle-after S]
+ *        [--idle-after S] [--period-us US]
  *
  * Prints "tid TID" per thread once it is set up ("ready" after all), and at
  * the end "cpu TID SECONDS" per thread. Exit 0, or 2 if a request failed. */
@@ -25,6 +25,7 @@
 static int nthreads = 1, policy = -1, prio = 10, limit = 0, duty = 100;
 static double seconds = 1.0;
 static int sleep_first_ms;
+static int period_us = 10000; /* of the duty cycle */
 static double idle_after; /* stay alive, blocked, this long after spinning */
 static atomic_int failed, ready_count;
 
@@ -38,7 +39,7 @@ static double now_s(clockid_t c)
 
 static void *worker(void *arg)
 {
-	double end, period = 0.01, cpu;
+	double end, period = period_us / 1e6, cpu;
 	(void)arg;
 
 	if (policy >= 0) {
@@ -56,7 +57,7 @@ static void *worker(void *arg)
 		usleep((useconds_t)sleep_first_ms * 1000);
 	end = now_s(CLOCK_MONOTONIC) + seconds;
 	while (now_s(CLOCK_MONOTONIC) < end) {
-		/* run duty % of each 10 ms period, sleep the rest */
+		/* run duty % of each period (10 ms by default), sleep the rest */
 		double busy_end = now_s(CLOCK_MONOTONIC) + period * duty / 100.0;
 		while (now_s(CLOCK_MONOTONIC) < busy_end)
 			;
@@ -88,6 +89,7 @@ int main(int argc, char **argv)
 		else if (!strcmp(a, "--duty") && v) duty = atoi(v), i++;
 		else if (!strcmp(a, "--sleep-first") && v) sleep_first_ms = atoi(v), i++;
 		else if (!strcmp(a, "--idle-after") && v) idle_after = atof(v), i++;
+		else if (!strcmp(a, "--period-us") && v) period_us = atoi(v), i++;
 		else if (!strcmp(a, "--fork")) do_fork = 1;
 		else {
 			fprintf(stderr, "spin: bad argument '%s'\n", a);
@@ -95,7 +97,7 @@ int main(int argc, char **argv)
 		}
 	}
 	if (nthreads < 1 || nthreads > 256 || seconds <= 0 || seconds > 120 || idle_after < 0 || idle_after > 60 ||
-	    duty < 1 || duty > 100) {
+	    duty < 1 || duty > 100 || period_us < 100 || period_us > 1000000) {
 		fprintf(stderr, "spin: out of range\n");
 		return 64;
 	}

@@ -1,0 +1,219 @@
+/* iso_burst.c — the burst guard and the stall cap (iso_burst.h). */
+#include "iso_burst.h"
+
+#include <errno.h>
+
+void iso_burst_init(struct iso_burst *b)
+{
+	*b = (struct iso_burst){ .phase = ISO_BURST_IDLE,
+				 .backoff_ns = ISO_BURST_BACKOFF_NS };
+}
+
+bool iso_burst_demoted(const struct iso_burst *b)
+{
+	return b->phase == ISO_BURST_DEMOTED;
+}
+
+/* Time between a and s the thread spent neither on a CPU nor waiting for
+ * one: asleep (or stopped), up to the counters' lag. */
+static int64_t slept_ns(const struct iso_burst_sample *a, const struct iso_burst_sample *s)
+{
+	return (s->now_ns - a->now_ns) - (int64_t)(s->cpu_ns - a->cpu_ns) -
+	       (int64_t)(s->wait_ns - a->wait_ns);
+}
+
+/* More than a thread that never slept may seem to have slept (the
+ * counters' lag at both ends, a wait not yet counted): the error does not
+ * grow with the span, so neither does the slack. */
+static bool slept_since(const struct iso_burst_sample *a, const struct iso_burst_sample *s)
+{
+	return slept_ns(a, s) > ISO_BURST_SLACK_NS;
+}
+
+/* Between the previous read and s: used at least half a CPU and seems not
+ * to have slept — a run may have begun. */
+static bool looks_running(const struct iso_burst *b, const struct iso_burst_sample *s)
+{
+	int64_t elapsed = s->now_ns - b->prev.now_ns;
+
+	return (int64_t)(s->cpu_ns - b->prev.cpu_ns) * 2 >= elapsed && !slept_since(&b->prev, s);
+}
+
+static bool valid_next(const struct iso_burst *b, const struct iso_burst_sample *s)
+{
+	return b->has_prev && s->now_ns > b->prev.now_ns && s->cpu_ns >= b->prev.cpu_ns &&
+	       s->wait_ns >= b->prev.wait_ns;
+}
+
+bool iso_burst_wants_nv(const struct iso_burst *b, int64_t burst_ns,
+			const struct iso_burst_sample *s)
+{
+	if (burst_ns <= 0 || !valid_next(b, s))
+		return false;
+	switch (b->phase) {
+	case ISO_BURST_RUNNING:
+		/* at the allowance, or when it seems to have slept (or is
+		 * waiting for a CPU, which schedstat counts only once it
+		 * gets one): the switch count tells */
+		return (int64_t)(s->cpu_ns - b->start.cpu_ns) >= b->allowance_ns ||
+		       slept_since(&b->start, s);
+	case ISO_BURST_DEMOTED:
+		return s->now_ns >= b->until_ns || slept_since(&b->start, s);
+	default:
+		return looks_running(b, s);
+	}
+}
+
+static void begin_run(struct iso_burst *b, const struct iso_burst_sample *s,
+		      uint64_t nv, int64_t allowance_ns)
+{
+	b->phase = ISO_BURST_RUNNING;
+	b->start = *s;
+	b->nv = nv;
+	b->allowance_ns = allowance_ns;
+}
+
+/* One read, all of it checked valid. */
+static int step(struct iso_burst *b, int64_t burst_ns, const struct iso_burst_sample *s,
+		bool have_nv, uint64_t nv)
+{
+	switch (b->phase) {
+	case ISO_BURST_RUNNING:
+		if (!have_nv) {
+			/* cannot tell: a run that seems to have slept is
+			 * over (never demote without proof) */
+			if (slept_since(&b->start, s))
+				b->phase = ISO_BURST_IDLE;
+			return ISO_BURST_KEEP;
+		}
+		if (nv != b->nv) {
+			/* it blocked somewhere in there: the run is over,
+			 * and it has earned a fresh start */
+			b->backoff_ns = ISO_BURST_BACKOFF_NS;
+			b->phase = ISO_BURST_IDLE;
+			if (looks_running(b, s))
+				begin_run(b, s, nv, burst_ns);
+			return ISO_BURST_KEEP;
+		}
+		if ((int64_t)(s->cpu_ns - b->start.cpu_ns) < b->allowance_ns)
+			return ISO_BURST_KEEP; /* only waited for a CPU */
+		b->phase = ISO_BURST_DEMOTED;
+		b->start = *s;
+		b->until_ns = s->now_ns + b->backoff_ns;
+		b->backoff_ns *= 2;
+		if (b->backoff_ns > ISO_BURST_BACKOFF_MAX_NS)
+			b->backoff_ns = ISO_BURST_BACKOFF_MAX_NS;
+		b->demotions++;
+		return ISO_BURST_DEMOTE;
+	case ISO_BURST_DEMOTED:
+		if (!have_nv)
+			return ISO_BURST_KEEP;
+		if (nv != b->nv) {
+			/* blocked: ISO again; a new run begins when one
+			 * is seen, with a full allowance */
+			b->backoff_ns = ISO_BURST_BACKOFF_NS;
+			b->phase = ISO_BURST_IDLE;
+			return ISO_BURST_RESTORE;
+		}
+		if (s->now_ns >= b->until_ns) {
+			/* still has not blocked: a short trial */
+			begin_run(b, s, nv, burst_ns / ISO_BURST_TRIAL_DIV);
+			return ISO_BURST_RESTORE;
+		}
+		b->start = *s; /* seemed to sleep, did not: look again later */
+		return ISO_BURST_KEEP;
+	default:
+		if (looks_running(b, s) && have_nv)
+			begin_run(b, s, nv, burst_ns);
+		return ISO_BURST_KEEP;
+	}
+}
+
+int iso_burst_feed(struct iso_burst *b, int64_t burst_ns,
+		   const struct iso_burst_sample *s, bool have_nv, uint64_t nv)
+{
+	int r = ISO_BURST_KEEP;
+
+	if (burst_ns < 0 || !s)
+		return -EINVAL;
+	if (burst_ns == 0) {
+		/* off (perhaps just now, by a reload): nothing held */
+		r = b->phase == ISO_BURST_DEMOTED ? ISO_BURST_RESTORE : ISO_BURST_KEEP;
+		b->phase = ISO_BURST_IDLE;
+		b->backoff_ns = ISO_BURST_BACKOFF_NS;
+	} else if (!valid_next(b, s)) {
+		/* first read, or counters that went back: a new baseline.
+		 * A demoted task stays demoted until seen to block. */
+		if (b->phase == ISO_BURST_RUNNING)
+			b->phase = ISO_BURST_IDLE;
+		if (b->phase == ISO_BURST_DEMOTED)
+			b->start = *s;
+	} else {
+		r = step(b, burst_ns, s, have_nv, nv);
+	}
+	b->prev = *s;
+	b->has_prev = true;
+	return r;
+}
+
+int64_t iso_burst_earliest_ns(const struct iso_burst *b, int64_t burst_ns)
+{
+	int64_t left;
+
+	if (burst_ns <= 0)
+		return INT64_MAX;
+	switch (b->phase) {
+	case ISO_BURST_RUNNING:
+		left = b->allowance_ns - (int64_t)(b->prev.cpu_ns - b->start.cpu_ns);
+		/* less the counters' lag: the reported CPU time may catch up
+		 * by a tick more than the time that passed */
+		return b->prev.now_ns + (left > 0 ? left : 0) - ISO_BURST_SLACK_NS;
+	case ISO_BURST_DEMOTED:
+		return b->until_ns;
+	default:
+		/* a run can begin at the next read at the earliest and
+		 * counts from there */
+		return (b->has_prev ? b->prev.now_ns : 0) + burst_ns - ISO_BURST_SLACK_NS;
+	}
+}
+
+void iso_stall_init(struct iso_stall *st)
+{
+	st->level_ns = 0;
+	st->over = false;
+}
+
+int iso_stall_feed(struct iso_stall *st, int64_t stall_ns, unsigned iso_cpu,
+		   int64_t dt_ns, uint64_t iso_cpu_ns, unsigned ncpus)
+{
+	bool was = st->over;
+	double share, depth;
+
+	if (stall_ns < 0 || dt_ns < 0 || ncpus == 0 || iso_cpu < 1 || iso_cpu > 100)
+		return -EINVAL;
+	if (stall_ns == 0) {
+		iso_stall_init(st);
+		return was ? 1 : 0;
+	}
+	if (dt_ns == 0)
+		return 0;
+	share = (double)iso_cpu_ns / ((double)dt_ns * (double)ncpus);
+	if (share > 1.0)
+		share = 1.0;
+	/* The bucket fills by what ISO used above iso_cpu and drains by what
+	 * it left below; its depth is what all CPUs at ISO fill in stall_ns.
+	 * Once full it must drain completely before ISO returns: with every
+	 * ISO task demoted that takes stall_ns·(100−iso_cpu)/iso_cpu, so
+	 * over time the cap leaves normal tasks their (100 − iso_cpu) %. */
+	depth = (double)stall_ns * (1.0 - (double)iso_cpu / 100.0);
+	st->level_ns += (int64_t)((share - (double)iso_cpu / 100.0) * (double)dt_ns);
+	if (st->level_ns < 0)
+		st->level_ns = 0;
+	if (st->level_ns > (int64_t)depth)
+		st->level_ns = (int64_t)depth;
+	if (!st->over && depth > 0 && st->level_ns >= (int64_t)depth)
+		st->over = true;
+	else if (st->over && st->level_ns == 0)
+		st->over = false;
+	return st->over != was ? 1 : 0;
+}

@@ -1,0 +1,116 @@
+/* iso_burst.h — two rules that bound how long normal tasks can be stalled
+ * by ISO tasks, on top of the patch's average over iso_period (issue 17).
+ * Pure: time, CPU time and switch counts are handed in.
+ *
+ * 1. The burst guard, per task: a thread that has run burst_ms of CPU time
+ *    without blocking loses ISO (never killed). It gets ISO back as soon as
+ *    it is seen to have blocked, or, while it keeps running, after a
+ *    back-off (1 s, doubling up to 32 s) for a trial of burst_ms/16: if it
+ *    has still not blocked by then, it is demoted again.
+ *
+ *    "Without blocking" is decided from what /proc gives cheaply: at every
+ *    read, cumulative CPU time (schedstat field 1) and run-queue wait
+ *    (field 2); the time a thread spent neither running nor waiting to run
+ *    is time it slept. Only a thread that looks as if it never slept — the
+ *    suspect — needs its voluntary context-switch count (/proc status,
+ *    ~10 us to read), and that count alone decides: a thread is demoted
+ *    only when the count did not change over burst_ms of CPU time, so a
+ *    thread that blocks is never demoted by the guard, whatever the
+ *    sampling jitter. iso_burst_wants_nv says when to read it.
+ *
+ * 2. The stall cap, global: ISO tasks together may use more than iso_cpu
+ *    of the machine for at most stall_ms at a time. A bucket fills with
+ *    the ISO share above iso_cpu and drains with the share below it; full
+ *    (all CPUs ISO for stall_ms) demotes every ISO task until it is empty
+ *    again (all CPUs free for stall_ms·(100−iso_cpu)/iso_cpu). A load that
+ *    blocks but keeps ISO near 100 % is thus cut into stall_ms slices
+ *    instead of the ~1 s freezes the patch's 5 s average allows at each
+ *    restoration.
+ *
+ * Return contract: int functions give 0 or a positive value on success,
+ * -EINVAL for invalid input.
+ */
+#ifndef ISO_BURST_H
+#define ISO_BURST_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#define ISO_BURST_MS_DEFAULT 200
+#define ISO_STALL_MS_DEFAULT 200
+#define ISO_BURST_MS_MAX 10000
+#define ISO_BURST_BACKOFF_NS 1000000000LL      /* first back-off */
+#define ISO_BURST_BACKOFF_MAX_NS 32000000000LL /* doubling stops here */
+#define ISO_BURST_TRIAL_DIV 16                 /* trial after a back-off: burst/16 */
+/* Time a spinner may seem to have slept between reads: schedstat's CPU
+ * time of a running thread lags by up to a scheduler tick (4 ms at
+ * HZ=250) at each end, and a wait in progress is not yet counted. */
+#define ISO_BURST_SLACK_NS 10000000LL
+
+/* ---- the burst guard ---------------------------------------------------- */
+
+/* One read of a thread, cumulative counters. */
+struct iso_burst_sample {
+	int64_t now_ns;  /* monotonic time of the read */
+	uint64_t cpu_ns; /* CPU time (schedstat field 1) */
+	uint64_t wait_ns; /* time runnable but waiting (schedstat field 2) */
+};
+
+enum iso_burst_phase {
+	ISO_BURST_IDLE,    /* not running continuously as far as seen */
+	ISO_BURST_RUNNING, /* looks as if it has not slept since start */
+	ISO_BURST_DEMOTED, /* lost ISO to the guard */
+};
+
+enum iso_burst_change { ISO_BURST_KEEP, ISO_BURST_DEMOTE, ISO_BURST_RESTORE };
+
+struct iso_burst {
+	enum iso_burst_phase phase;
+	bool has_prev;
+	struct iso_burst_sample prev;  /* the previous read */
+	struct iso_burst_sample start; /* RUNNING: where the run began;
+					* DEMOTED: the last look at its switches */
+	uint64_t nv;          /* voluntary switches at start / at demotion */
+	int64_t allowance_ns; /* RUNNING: CPU time allowed without blocking */
+	int64_t until_ns;     /* DEMOTED: when the back-off ends */
+	int64_t backoff_ns;   /* the next back-off */
+	uint32_t demotions;   /* by the guard, ever */
+};
+
+void iso_burst_init(struct iso_burst *b);
+bool iso_burst_demoted(const struct iso_burst *b);
+
+/* Does feeding s need the thread's voluntary switch count? (burst_ns 0:
+ * the guard is off, never.) */
+bool iso_burst_wants_nv(const struct iso_burst *b, int64_t burst_ns,
+			const struct iso_burst_sample *s);
+/* Feed one read. nv is the voluntary switch count, valid only if have_nv
+ * (pass it when iso_burst_wants_nv said so; if it could not be read, the
+ * guard neither demotes nor, lacking proof of a block, restores early).
+ * A read that goes back in time or counters that go backwards only reset
+ * the baseline. burst_ns 0 turns the guard off (a demoted task is
+ * restored). Returns an enum iso_burst_change, or -EINVAL. */
+int iso_burst_feed(struct iso_burst *b, int64_t burst_ns,
+		   const struct iso_burst_sample *s, bool have_nv, uint64_t nv);
+/* The earliest time the guard's decision could change without the task
+ * blocking: when a running task could reach its allowance (if it used a
+ * whole CPU from its last read on), or when a demoted one's back-off
+ * ends. INT64_MAX when the guard is off. For a schedule that reads each
+ * task just in time (issue 13). */
+int64_t iso_burst_earliest_ns(const struct iso_burst *b, int64_t burst_ns);
+
+/* ---- the stall cap ------------------------------------------------------ */
+
+struct iso_stall {
+	int64_t level_ns; /* machine-time ISO used above iso_cpu, net */
+	bool over;        /* full, not yet drained */
+};
+
+void iso_stall_init(struct iso_stall *st);
+/* ISO tasks used iso_cpu_ns of CPU time on ncpus CPUs over dt_ns. stall_ns
+ * 0 turns the cap off. Returns 1 when st->over changed, else 0, or
+ * -EINVAL. */
+int iso_stall_feed(struct iso_stall *st, int64_t stall_ns, unsigned iso_cpu,
+		   int64_t dt_ns, uint64_t iso_cpu_ns, unsigned ncpus);
+
+#endif

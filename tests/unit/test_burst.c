@@ -1,0 +1,433 @@
+/* The burst guard (iso_burst.h, issue 17), on traces
+ * built like /proc reports them: schedstat's CPU time of a running
+ * thread lags to the last 4 ms tick, a wait for a CPU is counted only
+ * once it ends, the voluntary switch count steps when the thread blocks.
+ * Reads are jittered; every figure asserted is the worst over all runs. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <cmocka.h>
+
+#include "iso_burst.h"
+
+#define MS 1000000LL
+#define SEC 1000000000LL
+#define TICK (4 * MS)
+#define BURST (200 * MS)
+
+/* ---- a thread as /proc shows it ---------------------------------------- */
+
+enum seg_kind { RUN, WAIT, SLEEP };
+struct seg {
+	enum seg_kind kind;
+	int64_t len;
+};
+
+/* Before `from` the thread sleeps; from then on it repeats segs. */
+struct model {
+	const struct seg *segs;
+	size_t n;
+	int64_t from;
+	size_t i;          /* current segment */
+	int64_t seg_start; /* of the current segment */
+	uint64_t cpu, wait, nv; /* of the completed segments */
+};
+
+static void model_init(struct model *m, const struct seg *segs, size_t n, int64_t from)
+{
+	*m = (struct model){ .segs = segs, .n = n, .from = from, .seg_start = from, .nv = 1 };
+}
+
+/* The counters at t (t never goes back). */
+static void model_read(struct model *m, int64_t t, struct iso_burst_sample *s, uint64_t *nv)
+{
+	s->now_ns = t;
+	if (t < m->from) {
+		s->cpu_ns = 0;
+		s->wait_ns = 0;
+		*nv = m->nv;
+		return;
+	}
+	while (m->seg_start + m->segs[m->i].len <= t) {
+		const struct seg *g = &m->segs[m->i];
+
+		if (g->kind == RUN)
+			m->cpu += (uint64_t)g->len;
+		else if (g->kind == WAIT)
+			m->wait += (uint64_t)g->len;
+		m->seg_start += g->len;
+		m->i = (m->i + 1) % m->n;
+		if (m->segs[m->i].kind == SLEEP)
+			m->nv++; /* blocking is the voluntary switch */
+	}
+	s->cpu_ns = m->cpu;
+	s->wait_ns = m->wait;
+	if (m->segs[m->i].kind == RUN) {
+		int64_t tick = t / TICK * TICK; /* update_curr at the last tick */
+		if (tick > m->seg_start)
+			s->cpu_ns += (uint64_t)(tick - m->seg_start);
+	}
+	*nv = m->nv;
+}
+
+/* A deterministic jitter, so every run is the same. */
+static uint32_t rng = 12345;
+static int64_t jitter(int64_t span)
+{
+	rng = rng * 1103515245u + 12345u;
+	return (int64_t)((rng >> 8) % (uint32_t)(2 * span + 1)) - span;
+}
+
+struct run_result {
+	unsigned demotions, restores, nv_reads, reads;
+	int64_t first_demotion; /* -1 if none */
+	int64_t restore_at[64];
+	int64_t demote_at[64];
+};
+
+/* Read the model every period_ns (± jitter) until end_ns. */
+static void run(struct model *m, int64_t burst, int64_t period, int64_t jit,
+		int64_t end, struct run_result *r)
+{
+	struct iso_burst b;
+	int64_t t = 0;
+
+	iso_burst_init(&b);
+	*r = (struct run_result){ .first_demotion = -1 };
+	while (t < end) {
+		struct iso_burst_sample s;
+		uint64_t nv;
+		bool want;
+		int c;
+
+		model_read(m, t, &s, &nv);
+		want = iso_burst_wants_nv(&b, burst, &s);
+		r->nv_reads += want;
+		r->reads++;
+		c = iso_burst_feed(&b, burst, &s, want, nv);
+		assert_true(c >= 0);
+		if (c == ISO_BURST_DEMOTE) {
+			if (r->first_demotion < 0)
+				r->first_demotion = t;
+			if (r->demotions < 64)
+				r->demote_at[r->demotions] = t;
+			r->demotions++;
+		} else if (c == ISO_BURST_RESTORE) {
+			if (r->restores < 64)
+				r->restore_at[r->restores] = t;
+			r->restores++;
+		}
+		t += period + (jit ? jitter(jit) : 0);
+	}
+}
+
+static const struct seg spin[] = { { RUN, 1000 * SEC } };
+
+/* A thread that spins from `from` on is demoted once it has run burst_ms,
+ * within two reads: for every phase of its start against reads and ticks. */
+static void test_spinner_demoted_within_burst(void **state)
+{
+	int64_t worst = 0;
+
+	(void)state;
+	for (int64_t from = 0; from < 40 * MS; from += 700000) {
+		struct model m;
+		struct run_result r;
+
+		model_init(&m, spin, 1, from);
+		run(&m, BURST, 10 * MS, 3 * MS, from + 2 * SEC / 2, &r);
+		assert_true(r.first_demotion >= 0);
+		assert_true(r.first_demotion - from >= BURST); /* never early */
+		if (r.first_demotion - from > worst)
+			worst = r.first_demotion - from;
+	}
+	printf("# spinner: demoted at worst %.1f ms after it began\n", (double)worst / MS);
+	/* the run is counted from the first read that sees it (up to one
+	 * read late), then read up to one read after the crossing, plus
+	 * the tick lag */
+	assert_true(worst <= BURST + 2 * 13 * MS + TICK);
+}
+
+/* A thread read seldom (isod's cold schedule, every 50 ms) before it
+ * starts spinning: demoted within burst + one cold interval + two reads. */
+static void test_cold_spinner(void **state)
+{
+	static const struct seg quiet_then_spin[] = { { RUN, 1000 * SEC } };
+	struct iso_burst b;
+	int64_t worst = 0;
+
+	(void)state;
+	for (int64_t from = 300 * MS; from < 350 * MS; from += 1300000) {
+		struct model m;
+		int64_t t = 0, demoted = -1;
+
+		iso_burst_init(&b);
+		model_init(&m, quiet_then_spin, 1, from);
+		while (demoted < 0 && t < 2 * SEC) {
+			struct iso_burst_sample s;
+			uint64_t nv;
+			bool want;
+
+			model_read(&m, t, &s, &nv);
+			want = iso_burst_wants_nv(&b, BURST, &s);
+			if (iso_burst_feed(&b, BURST, &s, want, nv) == ISO_BURST_DEMOTE)
+				demoted = t;
+			/* cold while it used < 1/8 of a CPU, as isod reads */
+			t += (s.cpu_ns == 0 ? 50 * MS : 10 * MS);
+		}
+		assert_true(demoted >= 0);
+		if (demoted - from > worst)
+			worst = demoted - from;
+	}
+	printf("# cold spinner: demoted at worst %.1f ms after it began\n", (double)worst / MS);
+	assert_true(worst <= BURST + 50 * MS + 2 * 10 * MS + TICK);
+}
+
+/* Periodic threads that block every period are never demoted, whatever
+ * their duty; the switch count is read rarely. */
+static void check_periodic(int64_t period, int duty_pct, unsigned max_reads_per_s)
+{
+	struct seg segs[2] = { { RUN, period * duty_pct / 100 },
+			       { SLEEP, period - period * duty_pct / 100 } };
+	unsigned worst_reads = 0;
+
+	for (int64_t from = 0; from < 10 * MS; from += 1100000) {
+		struct model m;
+		struct run_result r;
+
+		model_init(&m, segs, 2, from);
+		run(&m, BURST, 10 * MS, 3 * MS, 10 * SEC, &r);
+		assert_int_equal(r.demotions, 0);
+		if (r.nv_reads > worst_reads)
+			worst_reads = r.nv_reads;
+	}
+	printf("# period %.2f ms at %d %%: 0 demotions, at worst %u switch-count reads in 10 s\n",
+	       (double)period / MS, duty_pct, worst_reads);
+	assert_true(worst_reads <= 10 * max_reads_per_s);
+}
+
+static void test_periodic_never_demoted(void **state)
+{
+	(void)state;
+	/* each read of the switch count costs isod ~10 us: at most 50 a
+	 * second is 0.05 % of a CPU, only for threads busy half the time
+	 * or more */
+	check_periodic(1333333, 20, 0);
+	check_periodic(1333333, 50, 50);
+	check_periodic(1333333, 80, 20);
+	check_periodic(1333333, 95, 10);
+	check_periodic(170 * MS, 80, 15);
+	check_periodic(170 * MS, 99, 10);
+	check_periodic(10 * MS, 90, 15);
+}
+
+/* 99 ms of work, 1 ms of sleep: blocks every 100 ms, so it is not the
+ * guard's (the stall cap is for it). */
+static void test_ninety_nine_one(void **state)
+{
+	static const struct seg segs[] = { { RUN, 99 * MS }, { SLEEP, 1 * MS } };
+	struct model m;
+	struct run_result r;
+
+	(void)state;
+	model_init(&m, segs, 2, 0);
+	run(&m, BURST, 10 * MS, 3 * MS, 20 * SEC, &r);
+	assert_int_equal(r.demotions, 0);
+}
+
+/* Demoted, it blocks: ISO again at the first read that sees it. And a
+ * thread that runs 199 ms between sleeps is never demoted. */
+static void test_block_restores(void **state)
+{
+	static const struct seg segs[] = { { RUN, 300 * MS }, { SLEEP, 20 * MS } };
+	static const struct seg just_under[] = { { RUN, 190 * MS }, { SLEEP, 2 * MS } };
+	struct model m;
+	struct run_result r;
+
+	(void)state;
+	model_init(&m, segs, 2, 0);
+	run(&m, BURST, 10 * MS, 0, 3 * SEC, &r);
+	assert_true(r.demotions >= 9);
+	assert_int_equal(r.restores, r.demotions);
+	for (unsigned i = 0; i < r.demotions && i < 64; i++) {
+		int64_t cycle = r.demote_at[i] / (320 * MS) * (320 * MS);
+		/* demoted in its 300 ms run after 200 ms of it, restored once
+		 * the sleep at 300 ms is seen: once it has slept more than
+		 * the counters' slack (10 ms), within two reads */
+		assert_true(r.demote_at[i] - cycle >= BURST);
+		assert_true(r.restore_at[i] > cycle + 300 * MS);
+		assert_true(r.restore_at[i] <= cycle + 300 * MS + 2 * 10 * MS);
+	}
+	model_init(&m, just_under, 2, 0);
+	run(&m, BURST, 10 * MS, 3 * MS, 10 * SEC, &r);
+	assert_int_equal(r.demotions, 0);
+}
+
+/* One that never blocks: restored for a trial after 1 s, 2 s, 4 s, ...
+ * up to 32 s; each trial ends within burst/16 and two reads. */
+static void test_backoff_doubles(void **state)
+{
+	struct model m;
+	struct run_result r;
+	int64_t expect = ISO_BURST_BACKOFF_NS;
+
+	(void)state;
+	model_init(&m, spin, 1, 0);
+	run(&m, BURST, 10 * MS, 0, 200 * SEC, &r);
+	assert_true(r.restores >= 7);
+	for (unsigned i = 0; i < r.restores && i + 1 < r.demotions; i++) {
+		int64_t held = r.restore_at[i] - r.demote_at[i];
+		int64_t trial = r.demote_at[i + 1] - r.restore_at[i];
+
+		assert_true(held >= expect && held <= expect + 10 * MS);
+		assert_true(trial <= BURST / ISO_BURST_TRIAL_DIV + 2 * 10 * MS + TICK);
+		expect *= 2;
+		if (expect > ISO_BURST_BACKOFF_MAX_NS)
+			expect = ISO_BURST_BACKOFF_MAX_NS;
+	}
+	/* blocking once resets the back-off */
+	{
+		struct iso_burst b;
+		struct iso_burst_sample s = { 0, 0, 0 };
+
+		iso_burst_init(&b);
+		b.backoff_ns = 8 * SEC;
+		b.phase = ISO_BURST_DEMOTED;
+		b.has_prev = true;
+		b.prev = s;
+		b.start = s;
+		b.nv = 3;
+		s.now_ns = 100 * MS; /* slept all of it */
+		assert_true(iso_burst_wants_nv(&b, BURST, &s));
+		assert_int_equal(iso_burst_feed(&b, BURST, &s, true, 4), ISO_BURST_RESTORE);
+		assert_int_equal(b.backoff_ns, ISO_BURST_BACKOFF_NS);
+	}
+}
+
+/* Two ISO_RR spinners sharing one CPU (100 ms slices): each has half a
+ * CPU, never blocks, and is demoted after burst_ms of its own CPU time,
+ * although its wait is counted only when it ends. */
+static void test_rr_shared(void **state)
+{
+	static const struct seg segs[] = { { RUN, 100 * MS }, { WAIT, 100 * MS } };
+	struct model m;
+	struct run_result r;
+
+	(void)state;
+	model_init(&m, segs, 2, 0);
+	run(&m, BURST, 10 * MS, 3 * MS, 2 * SEC, &r);
+	assert_true(r.first_demotion >= 0);
+	printf("# RR-shared spinner: demoted at %.0f ms\n", (double)r.first_demotion / MS);
+	assert_true(r.first_demotion <= 2 * BURST + 100 * MS);
+}
+
+/* Off: never demotes; switched off while demoted: restored. Bad input. */
+static void test_off_and_input(void **state)
+{
+	struct model m;
+	struct run_result r;
+	struct iso_burst b;
+	struct iso_burst_sample s = { 10 * MS, 10 * MS, 0 };
+
+	(void)state;
+	model_init(&m, spin, 1, 0);
+	run(&m, 0, 10 * MS, 3 * MS, 2 * SEC, &r);
+	assert_int_equal(r.demotions, 0);
+	assert_int_equal(r.nv_reads, 0);
+
+	iso_burst_init(&b);
+	assert_int_equal(iso_burst_feed(&b, -1, &s, false, 0), -EINVAL);
+	assert_int_equal(iso_burst_feed(&b, BURST, NULL, false, 0), -EINVAL);
+	b.phase = ISO_BURST_DEMOTED;
+	assert_int_equal(iso_burst_feed(&b, 0, &s, false, 0), ISO_BURST_RESTORE);
+	assert_false(iso_burst_demoted(&b));
+	assert_int_equal(iso_burst_earliest_ns(&b, 0), INT64_MAX);
+
+	/* time or counters going back: only a new baseline, no decision */
+	iso_burst_init(&b);
+	s = (struct iso_burst_sample){ 100 * MS, 100 * MS, 0 };
+	assert_int_equal(iso_burst_feed(&b, BURST, &s, false, 0), ISO_BURST_KEEP);
+	s = (struct iso_burst_sample){ 50 * MS, 900 * MS, 0 };
+	assert_false(iso_burst_wants_nv(&b, BURST, &s));
+	assert_int_equal(iso_burst_feed(&b, BURST, &s, false, 0), ISO_BURST_KEEP);
+	s = (struct iso_burst_sample){ 400 * MS, 10 * MS, 0 };
+	assert_false(iso_burst_wants_nv(&b, BURST, &s));
+	assert_int_equal(iso_burst_feed(&b, BURST, &s, false, 0), ISO_BURST_KEEP);
+	assert_false(iso_burst_demoted(&b));
+}
+
+/* The switch count cannot be read: no demotion without it. */
+static void test_no_proof_no_demotion(void **state)
+{
+	struct iso_burst b;
+	struct model m;
+
+	(void)state;
+	iso_burst_init(&b);
+	model_init(&m, spin, 1, 0);
+	for (int64_t t = 0; t < 3 * SEC; t += 10 * MS) {
+		struct iso_burst_sample s;
+		uint64_t nv;
+
+		model_read(&m, t, &s, &nv);
+		assert_int_equal(iso_burst_feed(&b, BURST, &s, false, 0), ISO_BURST_KEEP);
+	}
+}
+
+/* iso_burst_earliest_ns is a true lower bound: no demotion comes before
+ * the earliest time computed at the read before. */
+static void test_earliest_is_lower_bound(void **state)
+{
+	static const struct seg segs[] = { { RUN, 250 * MS }, { SLEEP, 3 * MS },
+					   { RUN, 120 * MS }, { WAIT, 30 * MS } };
+	struct iso_burst b;
+	struct model m;
+	int64_t t = 0, earliest;
+	unsigned demotions = 0;
+
+	(void)state;
+	iso_burst_init(&b);
+	model_init(&m, segs, 4, 5 * MS);
+	earliest = iso_burst_earliest_ns(&b, BURST);
+	assert_int_equal(earliest, BURST - ISO_BURST_SLACK_NS);
+	while (t < 20 * SEC) {
+		struct iso_burst_sample s;
+		uint64_t nv;
+		bool want;
+		int c;
+
+		model_read(&m, t, &s, &nv);
+		want = iso_burst_wants_nv(&b, BURST, &s);
+		c = iso_burst_feed(&b, BURST, &s, want, nv);
+		if (c == ISO_BURST_DEMOTE) {
+			assert_true(t >= earliest);
+			demotions++;
+		}
+		earliest = iso_burst_earliest_ns(&b, BURST);
+		assert_true(earliest >= t || b.phase == ISO_BURST_DEMOTED ||
+			    b.phase == ISO_BURST_RUNNING);
+		t += 10 * MS + jitter(3 * MS);
+	}
+	assert_true(demotions > 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_spinner_demoted_within_burst),
+		cmocka_unit_test(test_cold_spinner),
+		cmocka_unit_test(test_periodic_never_demoted),
+		cmocka_unit_test(test_ninety_nine_one),
+		cmocka_unit_test(test_block_restores),
+		cmocka_unit_test(test_backoff_doubles),
+		cmocka_unit_test(test_rr_shared),
+		cmocka_unit_test(test_off_and_input),
+		cmocka_unit_test(test_no_proof_no_demotion),
+		cmocka_unit_test(test_earliest_is_lower_bound),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
