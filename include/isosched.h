@@ -74,7 +74,8 @@ int iso_status(struct iso_status_info *st, struct iso_thread_info *threads,
 /* Root only. 0 leaves a tunable unchanged. */
 int iso_tune(int iso_cpu, int iso_period_s, struct iso_status_info *st);
 
-/* The socket path the library uses. */
+/* The socket path the library uses: ISOSCHED_SOCKET, except in secure
+ * execution (setuid, file capabilities), where only the default is used. */
 const char *iso_socket_path(void);
 /* isod's message for this thread's last failed call ("" if none). */
 const char *iso_last_error(void);

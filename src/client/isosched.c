@@ -32,7 +32,10 @@ static void set_error(const char *msg)
 
 const char *iso_socket_path(void)
 {
-	const char *p = getenv("ISOSCHED_SOCKET");
+	/* secure_getenv: a setuid or file-capability program (the shim under
+	 * /etc/ld.so.preload reaches those too) must not be steered to a
+	 * socket its caller chose. */
+	const char *p = secure_getenv("ISOSCHED_SOCKET");
 
 	return (p && *p) ? p : ISO_DEFAULT_SOCKET;
 }
