@@ -16,6 +16,7 @@
 #include "actuator.h"
 #include "backend.h"
 #include "config.h"
+#include "crash.h"
 #include "enforcer.h"
 #include "forkwatch.h"
 #include "isod.h"
@@ -107,36 +108,33 @@ static void tick(struct isod *d)
 }
 
 /* A crash must not leave ISO threads kernel RT unpoliced until systemd
- * restarts isod: demote every tracked thread (plain system calls only),
- * then hand the signal to whoever had it before — the default action, or
- * the sanitizers' reporter — and die of it. The restarted isod re-grants
- * them from the state file. */
+ * restarts isod: demote every tracked thread, then die of the signal
+ * (crash.c: on an alternate stack, so a stack overflow gets here too).
+ * Async-signal-safe only: actuator_die stops every promotion first (one
+ * under way is waited for and undone), so no thread is made ISO again
+ * after this started; the demotions take no lock on any backend. The
+ * restarted isod re-grants them from the state file.
+ * Process-wide by nature: the handler has no other way to reach isod. */
 static struct isod *crash_d;
-static struct sigaction crash_old[NSIG];
 
-static void last_gasp(int sig, siginfo_t *si, void *uc)
+static void last_gasp(void)
 {
 	const struct task_table *tt = &crash_d->tasks;
 
-	(void)uc;
+	actuator_die();
 	for (size_t i = 0; i < tt->end && i < tt->cap; i++)
 		if (tt->t[i].used && tasks_alive(&tt->t[i]))
-			(void)actuator_demote(tt->t[i].tid);
-	sigaction(sig, &crash_old[sig], NULL);
-	/* a sent signal is sent again; a real fault recurs on return */
-	if (si->si_code <= 0 || sig == SIGABRT)
-		raise(sig);
+			(void)actuator_demote_signal_safe(tt->t[i].tid);
 }
 
 static void catch_crashes(struct isod *d)
 {
-	static const int sigs[] = { SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT };
-	struct sigaction sa = { .sa_sigaction = last_gasp, .sa_flags = SA_SIGINFO };
+	int r;
 
 	crash_d = d;
-	sigemptyset(&sa.sa_mask);
-	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
-		sigaction(sigs[i], &sa, &crash_old[sigs[i]]);
+	r = crash_catch(last_gasp);
+	if (r < 0)
+		log_warning_errno(r, "no alternate signal stack: a stack overflow would not demote");
 }
 
 /* Each tracked thread holds one fd (schedstat) and each client one:
