@@ -160,10 +160,23 @@ static void raise_fd_limit(const struct isod_config *c)
 						 ? rl.rlim_cur - SERVER_MAX_CONN - 64 : 0));
 }
 
+/* One more command-line setting; the array is fixed (64), so past it the
+ * command line is refused, never written past. */
+static int add_override(struct config_source *src, const char *key, const char *value)
+{
+	size_t cap = sizeof(src->ov) / sizeof(src->ov[0]);
+
+	if (src->nov >= cap) {
+		fprintf(stderr, "isod: too many options (at most %zu settings; --band counts two)\n",
+			cap);
+		return -E2BIG;
+	}
+	src->ov[src->nov++] = (struct config_override){ key, value };
+	return 0;
+}
+
 static int parse_args(int argc, char **argv, struct config_source *src)
 {
-	struct config_override *ov = src->ov;
-	size_t *nov = &src->nov;
 	struct option opts[N_KEY_OPTS + 8];
 	size_t n = 0;
 	int c, idx;
@@ -177,19 +190,24 @@ static int parse_args(int argc, char **argv, struct config_source *src)
 	opts[n++] = (struct option){ "help", no_argument, NULL, 'h' };
 	opts[n++] = (struct option){ "version", no_argument, NULL, 'V' };
 	opts[n] = (struct option){ 0, 0, 0, 0 };
-	*nov = 0;
+	src->nov = 0;
 	while ((c = getopt_long(argc, argv, "c:s:hV", opts, &idx)) != -1) {
 		switch (c) {
 		case 'c': src->path = optarg; src->required = true; break;
-		case 's': ov[(*nov)++] = (struct config_override){ "socket", optarg }; break;
+		case 's':
+			if (add_override(src, "socket", optarg) < 0)
+				return -E2BIG;
+			break;
 		case 'b': {
+			/* the last --band is the one that counts: one buffer will do */
 			static char lo[16], hi[16];
 			if (sscanf(optarg, "%15[0-9]:%15[0-9]", lo, hi) != 2) {
 				fprintf(stderr, "isod: --band wants LO:HI, e.g. 10:40\n");
 				return -EINVAL;
 			}
-			ov[(*nov)++] = (struct config_override){ "band_lo", lo };
-			ov[(*nov)++] = (struct config_override){ "band_hi", hi };
+			if (add_override(src, "band_lo", lo) < 0 ||
+			    add_override(src, "band_hi", hi) < 0)
+				return -E2BIG;
 			break;
 		}
 		case 'L': src->use_syslog = true; break;
@@ -198,11 +216,8 @@ static int parse_args(int argc, char **argv, struct config_source *src)
 		case 'V': printf("isod 0.1.0\n"); exit(0);
 		default:
 			if (c >= 1000 && c < 1000 + (int)N_KEY_OPTS) {
-				if (*nov + 2 > sizeof(src->ov) / sizeof(src->ov[0])) {
-					fprintf(stderr, "isod: too many options\n");
-					return -EINVAL;
-				}
-				ov[(*nov)++] = (struct config_override){ key_opts[c - 1000].key, optarg };
+				if (add_override(src, key_opts[c - 1000].key, optarg) < 0)
+					return -E2BIG;
 				break;
 			}
 			usage(stderr);
