@@ -21,6 +21,7 @@
 #include "forkwatch.h"
 #include "isod.h"
 #include "log.h"
+#include "revoke.h"
 #include "server.h"
 #include "statefile.h"
 #include "sweep.h"
@@ -68,7 +69,8 @@ static void usage(FILE *f)
 "  -V, --version              version\n"
 "\n"
 "Signals: SIGTERM/SIGINT demote every ISO thread to SCHED_OTHER and exit;\n"
-"SIGHUP re-reads the configuration (a bad file changes nothing).\n"
+"SIGHUP re-reads the configuration (a bad file changes nothing); threads of\n"
+"users the new allow lists no longer admit return to SCHED_OTHER.\n"
 "Exit status: 0 after a clean shutdown, 1 on a configuration or start-up\n"
 "error. See isod.conf(5) (docs/configuration.md) and isoctl --help.\n",
 		ISOD_DEFAULT_CONFIG, ISOD_DEFAULT_STATE);
@@ -102,6 +104,8 @@ static void tick(struct isod *d)
 		} else {
 			pthread_mutex_lock(&d->lock);
 			isod_reconfigure(d, &n);
+			/* a grant lasts only while its owner may hold one */
+			(void)isod_revoke_disallowed(d);
 			pthread_mutex_unlock(&d->lock);
 		}
 	}
