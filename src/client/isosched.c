@@ -186,6 +186,45 @@ int iso_status(struct iso_status_info *st, struct iso_thread_info *threads,
 	return (int)got;
 }
 
+int iso_tune_user_cpu(int user_cpu)
+{
+	struct iso_req req = { .type = ISO_MSG_TUNE };
+	struct iso_reply rep = { 0 };
+	unsigned char buf[SMALL_MSG];
+
+	req.u.tune.has_user_cpu = true;
+	req.u.tune.user_cpu = user_cpu;
+	return transact(&req, &rep, buf, sizeof(buf));
+}
+
+int iso_users(struct iso_users_info *st, struct iso_user_info *users, size_t cap)
+{
+	static __thread unsigned char buf[ISO_PROTO_MAX_MSG];
+	size_t got = 0;
+
+	/* Paged like iso_status; stop at cap or at the end. */
+	for (;;) {
+		struct iso_req req = { .type = ISO_MSG_USERS };
+		struct iso_reply rep = { 0 };
+		int r;
+
+		req.u.users.offset = (uint32_t)got;
+		rep.user_list = users ? users + got : NULL;
+		rep.user_cap = users ? cap - got : 0;
+		r = transact(&req, &rep, buf, sizeof(buf));
+		if (r < 0)
+			return r;
+		if (st)
+			*st = rep.users;
+		if (rep.users.count > rep.user_cap)
+			rep.users.count = (uint32_t)rep.user_cap;
+		got += rep.users.count;
+		if (rep.users.count == 0 || got >= cap || got >= rep.users.total)
+			break;
+	}
+	return (int)got;
+}
+
 int iso_tune(int iso_cpu, int iso_period_s, struct iso_status_info *st)
 {
 	struct iso_req req = { .type = ISO_MSG_TUNE };

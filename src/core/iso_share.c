@@ -12,6 +12,7 @@ int iso_share_init(struct iso_share *s, struct iso_share_user *users,
 	s->user_cpu = user_cpu;
 	s->users = users;
 	s->cap = cap;
+	s->end = 0;
 	s->started = false;
 	s->last_ns = 0;
 	for (size_t i = 0; i < cap; i++)
@@ -25,7 +26,7 @@ int iso_share_retune(struct iso_share *s, unsigned user_cpu)
 		return -EINVAL;
 	s->user_cpu = user_cpu;
 	if (!user_cpu)
-		for (size_t i = 0; i < s->cap; i++)
+		for (size_t i = 0; i < s->end; i++)
 			s->users[i].over = false;
 	return 0;
 }
@@ -45,7 +46,7 @@ uint64_t iso_task_iso_delta(const struct iso_task *task, uint64_t cpu_ns)
 
 static struct iso_share_user *find(const struct iso_share *s, uint32_t uid)
 {
-	for (size_t i = 0; i < s->cap; i++)
+	for (size_t i = 0; i < s->end; i++)
 		if (s->users[i].used && s->users[i].uid == uid)
 			return &s->users[i];
 	return NULL;
@@ -53,9 +54,10 @@ static struct iso_share_user *find(const struct iso_share *s, uint32_t uid)
 
 void iso_share_begin(struct iso_share *s)
 {
-	for (size_t i = 0; i < s->cap; i++) {
+	for (size_t i = 0; i < s->end; i++) {
 		s->users[i].pending_ns = 0;
 		s->users[i].seen = false;
+		s->users[i].changed = false;
 	}
 }
 
@@ -64,9 +66,11 @@ int iso_share_account(struct iso_share *s, uint32_t uid, uint64_t iso_ns)
 	struct iso_share_user *u = find(s, uid);
 
 	if (!u) {
-		for (size_t i = 0; i < s->cap && !u; i++)
+		for (size_t i = 0; i < s->end && !u; i++)
 			if (!s->users[i].used)
 				u = &s->users[i];
+		if (!u && s->end < s->cap)
+			u = &s->users[s->end++];
 		if (!u)
 			return -ENOSPC;
 		*u = (struct iso_share_user){ .used = true, .uid = uid };
@@ -98,28 +102,45 @@ int iso_share_commit(struct iso_share *s, const struct iso_tunables *t,
 	if (now_ns <= s->last_ns)
 		return 0;
 	dt = (double)(now_ns - s->last_ns) / 1e9;
-	s->last_ns = now_ns;
 	keep = exp(-dt / (double)t->iso_period_s);
 	limit = iso_share_limit(s, t);
-	for (size_t i = 0; i < s->cap; i++) {
+	for (size_t i = 0; i < s->end; i++) {
 		struct iso_share_user *u = &s->users[i];
+		uint64_t total, cap;
 		double share;
+		bool was;
 
 		if (!u->used)
 			continue;
-		/* as iso_budget_feed: CPU time over elapsed time, at most all */
-		share = (double)u->pending_ns / 1e9 / (dt * (double)ncpus);
+		/* as iso_engine_commit: a lump beyond this step's capacity is
+		 * fed over the next steps (at most one second of all CPUs) */
+		total = u->pending_ns + u->carry_ns;
+		cap = (uint64_t)(now_ns - s->last_ns) * ncpus;
+		u->carry_ns = 0;
+		if (total > cap) {
+			u->carry_ns = total - cap;
+			if (u->carry_ns > 1000000000ull * ncpus)
+				u->carry_ns = 1000000000ull * ncpus;
+			total = cap;
+		}
+		/* as iso_budget_feed: CPU time over elapsed time */
+		share = (double)total / 1e9 / (dt * (double)ncpus);
 		if (share > 1.0)
 			share = 1.0;
 		u->usage = u->usage * keep + 100.0 * share * (1.0 - keep);
 		if (u->usage > 100.0)
 			u->usage = 100.0;
+		was = u->over;
 		u->over = s->user_cpu && over_share(u->usage, limit, u->over);
+		u->changed = u->over != was;
 		/* a user whose tasks are all gone (or demoted) is kept while
 		 * its use still counts */
-		if (!u->seen && !u->over && u->usage < 0.001)
+		if (!u->seen && !u->over && !u->carry_ns && u->usage < 0.001)
 			u->used = false;
 	}
+	s->last_ns = now_ns;
+	while (s->end > 0 && !s->users[s->end - 1].used)
+		s->end--;
 	return 0;
 }
 

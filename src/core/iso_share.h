@@ -33,7 +33,10 @@ struct iso_share_user {
 	uint32_t uid;
 	double usage;        /* this uid's ISO use, percent of all CPUs */
 	bool over;           /* above its share, and not yet below 90 % of it */
+	bool changed;        /* over changed in the last commit (for a log line) */
 	uint64_t pending_ns; /* ISO CPU time accounted in this step */
+	uint64_t carry_ns;   /* beyond what the CPUs could do in the last step (a
+			      * late read's lump): fed next, as the engine does */
 	bool seen;           /* accounted a task this step (or over): kept */
 };
 
@@ -41,6 +44,7 @@ struct iso_share {
 	unsigned user_cpu;   /* percent of iso_cpu one uid may hold; 0 = off */
 	struct iso_share_user *users;
 	size_t cap;
+	size_t end;          /* entries at or past end are all free: loops stop there */
 	bool started;
 	int64_t last_ns;
 };

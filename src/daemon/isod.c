@@ -52,6 +52,8 @@ static void usage(FILE *f)
 "      --max-threads-per-user N  (default 256)\n"
 "      --max-threads N        all users together (default 4096)\n"
 "      --max-limit PCT        highest own CPU limit a user may set (default iso_cpu)\n"
+"      --user-cpu PCT         share of iso_cpu one user may hold before its threads\n"
+"                             alone are demoted, 0..100 (default 0: off)\n"
 "      --rate-limit N         requests per second per user, root exempt; more\n"
 "                             are refused with EAGAIN (default 200; 0: no limit)\n"
 "      --rate-burst N         requests a user may make at once (default 400)\n"
@@ -83,6 +85,7 @@ static const struct { const char *opt, *key; } key_opts[] = {
 	{ "enforcer-prio", "enforcer_prio" }, { "sample-ms", "sample_ms" },
 	{ "inherit", "inherit" }, { "max-threads-per-user", "max_threads_per_user" },
 	{ "max-threads", "max_threads" }, { "max-limit", "max_limit" },
+	{ "user-cpu", "user_cpu" },
 	{ "rate-limit", "rate_limit" }, { "rate-burst", "rate_burst" },
 	{ "allow-users", "allow_users" }, { "allow-groups", "allow_groups" },
 	{ "log-level", "log_level" }, { "sweep-orphans", "sweep_orphans" },

@@ -187,6 +187,39 @@ static void test_same_average_as_global(void **state)
 	assert_true(fabs(iso_share_usage(&m.s, 7) - 30.0 * (1.0 - exp(-10.0 / 5.0))) < 0.5);
 }
 
+/* The same with isod's read schedule (iso_engine_due): a light task is
+ * read every 16th step only, so its CPU time comes in lumps larger than a
+ * step could hold; the share carries them exactly as the engine does. */
+static void test_same_average_scheduled(void **state)
+{
+	struct iso_engine e;
+	struct iso_share s;
+	struct iso_share_user users[2];
+	struct iso_tunables tun = { 70, 2 };
+	struct iso_task t;
+	uint64_t cpu = 0;
+	int64_t now = 0;
+	(void)state;
+	assert_int_equal(iso_engine_init(&e, &tun, 2), 0);
+	assert_int_equal(iso_share_init(&s, users, 2, 50), 0);
+	assert_int_equal(iso_task_init(&t, 0), 0);
+	for (int step = 0; step < 3000; step++) {
+		now += 10 * MS;
+		/* 1 ms in every 10 ms: below 1/8 of a CPU, a cold task */
+		cpu += (step / 500) % 2 ? 1 * MS : 9 * MS;
+		iso_engine_begin(&e);
+		iso_share_begin(&s);
+		if (iso_engine_due(&e, &t)) {
+			assert_int_equal(iso_share_account(&s, 3, iso_task_iso_delta(&t, cpu)), 0);
+			iso_engine_account_read(&e, &t, cpu, now);
+		}
+		assert_int_equal(iso_engine_commit(&e, now), 0);
+		assert_int_equal(iso_share_commit(&s, &tun, now, 2), 0);
+		(void)iso_share_decide(&e, &s, 3, &t);
+		assert_true(fabs(iso_share_usage(&s, 3) - iso_engine_usage(&e)) < 1e-9);
+	}
+}
+
 /* Hysteresis: over above the share, back below 90 % of it. */
 static void test_share_hysteresis(void **state)
 {
@@ -266,6 +299,7 @@ int main(void)
 		cmocka_unit_test(test_off_everyone_refractory),
 		cmocka_unit_test(test_off_is_engine_alone),
 		cmocka_unit_test(test_same_average_as_global),
+		cmocka_unit_test(test_same_average_scheduled),
 		cmocka_unit_test(test_share_hysteresis),
 		cmocka_unit_test(test_table_full_and_forget),
 		cmocka_unit_test(test_global_rule_still_applies),
