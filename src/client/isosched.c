@@ -67,6 +67,13 @@ static int connect_isod(void)
 	return fd;
 }
 
+/* The paged replies' buffer (STATUS, USERS), per thread. One only: the
+ * preload shim links this file, so its static TLS is carried by every
+ * thread of every program it is loaded into, and programs that give
+ * their threads small stacks of their own (cyclictest: 32 KiB) fail
+ * pthread_create with EINVAL once static TLS does not fit in them. */
+static __thread unsigned char page_buf[ISO_PROTO_MAX_MSG];
+
 /* Small enough for the stack of any thread (audio threads may have small
  * stacks): SET and GET replies fit; only STATUS needs the full size. */
 #define SMALL_MSG 512
@@ -159,7 +166,6 @@ int iso_get_thread(pid_t tid, struct iso_thread_info *out)
 int iso_status(struct iso_status_info *st, struct iso_thread_info *threads,
 	       size_t cap)
 {
-	static __thread unsigned char buf[ISO_PROTO_MAX_MSG];
 	size_t got = 0;
 
 	/* Page through the thread table; stop at cap or at the end. */
@@ -171,7 +177,7 @@ int iso_status(struct iso_status_info *st, struct iso_thread_info *threads,
 		req.u.status.offset = (uint32_t)got;
 		rep.threads = threads ? threads + got : NULL;
 		rep.threads_cap = threads ? cap - got : 0;
-		r = transact(&req, &rep, buf, sizeof(buf));
+		r = transact(&req, &rep, page_buf, sizeof(page_buf));
 		if (r < 0)
 			return r;
 		if (st)
@@ -199,7 +205,6 @@ int iso_tune_user_cpu(int user_cpu)
 
 int iso_users(struct iso_users_info *st, struct iso_user_info *users, size_t cap)
 {
-	static __thread unsigned char buf[ISO_PROTO_MAX_MSG];
 	size_t got = 0;
 
 	/* Paged like iso_status; stop at cap or at the end. */
@@ -211,7 +216,7 @@ int iso_users(struct iso_users_info *st, struct iso_user_info *users, size_t cap
 		req.u.users.offset = (uint32_t)got;
 		rep.user_list = users ? users + got : NULL;
 		rep.user_cap = users ? cap - got : 0;
-		r = transact(&req, &rep, buf, sizeof(buf));
+		r = transact(&req, &rep, page_buf, sizeof(page_buf));
 		if (r < 0)
 			return r;
 		if (st)
