@@ -61,6 +61,21 @@ struct iso_status_info {
 	uint32_t count;       /* (wire only) entries in this page */
 };
 
+/* Per-user shares (isod's user_cpu): each uid's ISO CPU use. */
+struct iso_users_info {
+	uint32_t user_cpu;    /* percent of iso_cpu one uid may hold; 0: off */
+	uint32_t share_milli; /* that share, thousandths of a percent of all CPUs */
+	uint32_t total;       /* uids with an average (ISO threads or recent use) */
+	uint32_t offset;      /* (wire only) index of the first entry */
+	uint32_t count;       /* (wire only) entries in this page */
+};
+#define ISO_USER_OVER 0x1u /* over its share: its ISO threads run SCHED_OTHER */
+struct iso_user_info {
+	uint32_t uid;
+	uint32_t usage_milli; /* its ISO CPU use, thousandths of a percent of all CPUs */
+	uint32_t flags;       /* ISO_USER_OVER */
+};
+
 /* Put thread tid (0: the calling thread; an id in the caller's PID
  * namespace) into policy at ISO priority prio (1..99) with its own CPU
  * limit (percent, 0: none beyond iso_cpu). ISO_SCHED_NORMAL with prio 0
@@ -73,8 +88,16 @@ int iso_status(struct iso_status_info *st, struct iso_thread_info *threads,
 	       size_t cap);
 /* Root only. 0 leaves a tunable unchanged. */
 int iso_tune(int iso_cpu, int iso_period_s, struct iso_status_info *st);
+/* Root only: user_cpu 0..100 (0: per-user shares off). -EBADMSG from an
+ * isod older than per-user shares. */
+int iso_tune_user_cpu(int user_cpu);
+/* The per-user shares and up to cap uids' use; returns how many were
+ * stored. st->user_cpu 0: shares are off (then no uids). -EOPNOTSUPP from
+ * an isod older than per-user shares. */
+int iso_users(struct iso_users_info *st, struct iso_user_info *users, size_t cap);
 
-/* The socket path the library uses. */
+/* The socket path the library uses: ISOSCHED_SOCKET, except in secure
+ * execution (setuid, file capabilities), where only the default is used. */
 const char *iso_socket_path(void);
 /* isod's message for this thread's last failed call ("" if none). */
 const char *iso_last_error(void);

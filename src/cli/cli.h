@@ -87,8 +87,13 @@ void cli_print_thread_line(FILE *f, const struct iso_thread_info *t);
 void cli_print_thread_json(FILE *f, const struct iso_thread_info *t);
 void cli_print_status_text(FILE *f, const struct iso_status_info *st,
 			   const struct iso_thread_info *t, size_t n);
+/* Per-user shares (nothing when they are off); us may be NULL in JSON. */
+void cli_print_users_text(FILE *f, const struct iso_users_info *us,
+			  const struct iso_user_info *u, size_t n);
 void cli_print_status_json(FILE *f, const struct iso_status_info *st,
-			   const struct iso_thread_info *t, size_t n);
+			   const struct iso_thread_info *t, size_t n,
+			   const struct iso_users_info *us,
+			   const struct iso_user_info *u, size_t nu);
 void cli_print_tunables(FILE *f, const struct iso_status_info *st);
 
 /* cli_help.c — the help texts. */

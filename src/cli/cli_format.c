@@ -126,8 +126,23 @@ void cli_print_status_text(FILE *f, const struct iso_status_info *st,
 	}
 }
 
+void cli_print_users_text(FILE *f, const struct iso_users_info *us,
+			  const struct iso_user_info *u, size_t n)
+{
+	if (!us->user_cpu)
+		return;
+	fprintf(f, "user_cpu:     %" PRIu32 " %% of iso_cpu: %.3f %% of the CPUs per user\n",
+		us->user_cpu, us->share_milli / 1000.0);
+	for (size_t i = 0; i < n; i++)
+		fprintf(f, "  uid %10" PRIu32 "  ISO CPU use %7.3f %%%s\n", u[i].uid,
+			u[i].usage_milli / 1000.0,
+			(u[i].flags & ISO_USER_OVER) ? "  over its share: demoted" : "");
+}
+
 void cli_print_status_json(FILE *f, const struct iso_status_info *st,
-			   const struct iso_thread_info *t, size_t n)
+			   const struct iso_thread_info *t, size_t n,
+			   const struct iso_users_info *us,
+			   const struct iso_user_info *u, size_t nu)
 {
 	size_t i;
 
@@ -143,7 +158,18 @@ void cli_print_status_json(FILE *f, const struct iso_status_info *st,
 			fputc(',', f);
 		cli_print_thread_json(f, &t[i]);
 	}
-	fputs("]}\n", f);
+	fputc(']', f);
+	/* only where shares are on: the object is as before otherwise */
+	if (us && us->user_cpu) {
+		fprintf(f, ",\"user_cpu\":%" PRIu32 ",\"user_share\":%.3f,\"users\":[",
+			us->user_cpu, us->share_milli / 1000.0);
+		for (i = 0; i < nu; i++)
+			fprintf(f, "%s{\"uid\":%" PRIu32 ",\"usage\":%.3f,\"over\":%s}",
+				i ? "," : "", u[i].uid, u[i].usage_milli / 1000.0,
+				(u[i].flags & ISO_USER_OVER) ? "true" : "false");
+		fputc(']', f);
+	}
+	fputs("}\n", f);
 }
 
 void cli_print_tunables(FILE *f, const struct iso_status_info *st)

@@ -49,8 +49,11 @@ int cmd_status(int argc, char **argv)
 {
 	struct iso_status_info st = { 0 };
 	struct iso_thread_info *t = NULL;
+	/* uids past these are not listed (status still says how many) */
+	struct iso_users_info us = { 0 };
+	struct iso_user_info users[256];
 	bool json;
-	size_t n = 0;
+	size_t n = 0, nu;
 	int r;
 
 	if ((r = cli_parse_query_opts("status", argc, argv, &json)) != CLI_PARSE_OK)
@@ -61,10 +64,17 @@ int cmd_status(int argc, char **argv)
 	r = fetch_all(&st, &t, &n);
 	if (r < 0)
 		return cli_lib_error(r, "status");
-	if (json)
-		cli_print_status_json(stdout, &st, t, n);
-	else
+	/* per-user shares: an isod without them answers EOPNOTSUPP */
+	r = iso_users(&us, users, sizeof(users) / sizeof(users[0]));
+	if (r < 0)
+		us.user_cpu = 0;
+	nu = r < 0 ? 0 : (size_t)r;
+	if (json) {
+		cli_print_status_json(stdout, &st, t, n, &us, users, nu);
+	} else {
 		cli_print_status_text(stdout, &st, t, n);
+		cli_print_users_text(stdout, &us, users, nu);
+	}
 	free(t);
 	return cli_finish_output(CLI_EXIT_OK);
 }

@@ -20,7 +20,7 @@ int cmd_tune(int argc, char **argv)
 		{ 0 }
 	};
 	struct iso_status_info st = { 0 };
-	long cpu = 0, period = 0;
+	long cpu = 0, period = 0, user_cpu = -1;
 	int c, r, i;
 
 	opterr = 0;
@@ -52,15 +52,29 @@ int cmd_tune(int argc, char **argv)
 				return cli_usage_error("tune", "iso_period given twice");
 			if ((r = cli_parse_int("tune", "iso_period", v, 1, 3600, &period)))
 				return r;
+		} else if ((v = value_of(argv[i], "user_cpu"))) {
+			if (user_cpu >= 0)
+				return cli_usage_error("tune", "user_cpu given twice");
+			if ((r = cli_parse_int("tune", "user_cpu", v, 0, 100, &user_cpu)))
+				return r;
 		} else {
-			return cli_usage_error("tune", "unknown tunable '%s' (iso_cpu=N or iso_period=S)",
+			return cli_usage_error("tune", "unknown tunable '%s' (iso_cpu=N, iso_period=S or user_cpu=P)",
 					       argv[i]);
 		}
 	}
 
+	/* user_cpu is its own request: an isod without per-user shares
+	 * refuses it (EBADMSG), and the budget is then left alone too */
+	if (user_cpu >= 0) {
+		r = iso_tune_user_cpu((int)user_cpu);
+		if (r < 0)
+			return cli_lib_error(r, "tune");
+	}
 	r = iso_tune((int)cpu, (int)period, &st);
 	if (r < 0)
 		return cli_lib_error(r, "tune");
 	cli_print_tunables(stdout, &st);
+	if (user_cpu >= 0)
+		printf("user_cpu=%ld\n", user_cpu);
 	return cli_finish_output(CLI_EXIT_OK);
 }

@@ -32,7 +32,10 @@ static void set_error(const char *msg)
 
 const char *iso_socket_path(void)
 {
-	const char *p = getenv("ISOSCHED_SOCKET");
+	/* secure_getenv: a setuid or file-capability program (the shim under
+	 * /etc/ld.so.preload reaches those too) must not be steered to a
+	 * socket its caller chose. */
+	const char *p = secure_getenv("ISOSCHED_SOCKET");
 
 	return (p && *p) ? p : ISO_DEFAULT_SOCKET;
 }
@@ -63,6 +66,13 @@ static int connect_isod(void)
 	}
 	return fd;
 }
+
+/* The paged replies' buffer (STATUS, USERS), per thread. One only: the
+ * preload shim links this file, so its static TLS is carried by every
+ * thread of every program it is loaded into, and programs that give
+ * their threads small stacks of their own (cyclictest: 32 KiB) fail
+ * pthread_create with EINVAL once static TLS does not fit in them. */
+static __thread unsigned char page_buf[ISO_PROTO_MAX_MSG];
 
 /* Small enough for the stack of any thread (audio threads may have small
  * stacks): SET and GET replies fit; only STATUS needs the full size. */
@@ -156,7 +166,6 @@ int iso_get_thread(pid_t tid, struct iso_thread_info *out)
 int iso_status(struct iso_status_info *st, struct iso_thread_info *threads,
 	       size_t cap)
 {
-	static __thread unsigned char buf[ISO_PROTO_MAX_MSG];
 	size_t got = 0;
 
 	/* Page through the thread table; stop at cap or at the end. */
@@ -168,7 +177,7 @@ int iso_status(struct iso_status_info *st, struct iso_thread_info *threads,
 		req.u.status.offset = (uint32_t)got;
 		rep.threads = threads ? threads + got : NULL;
 		rep.threads_cap = threads ? cap - got : 0;
-		r = transact(&req, &rep, buf, sizeof(buf));
+		r = transact(&req, &rep, page_buf, sizeof(page_buf));
 		if (r < 0)
 			return r;
 		if (st)
@@ -178,6 +187,44 @@ int iso_status(struct iso_status_info *st, struct iso_thread_info *threads,
 		got += rep.status.count;
 		if (rep.status.count == 0 || got >= cap ||
 		    got >= rep.status.total)
+			break;
+	}
+	return (int)got;
+}
+
+int iso_tune_user_cpu(int user_cpu)
+{
+	struct iso_req req = { .type = ISO_MSG_TUNE };
+	struct iso_reply rep = { 0 };
+	unsigned char buf[SMALL_MSG];
+
+	req.u.tune.has_user_cpu = true;
+	req.u.tune.user_cpu = user_cpu;
+	return transact(&req, &rep, buf, sizeof(buf));
+}
+
+int iso_users(struct iso_users_info *st, struct iso_user_info *users, size_t cap)
+{
+	size_t got = 0;
+
+	/* Paged like iso_status; stop at cap or at the end. */
+	for (;;) {
+		struct iso_req req = { .type = ISO_MSG_USERS };
+		struct iso_reply rep = { 0 };
+		int r;
+
+		req.u.users.offset = (uint32_t)got;
+		rep.user_list = users ? users + got : NULL;
+		rep.user_cap = users ? cap - got : 0;
+		r = transact(&req, &rep, page_buf, sizeof(page_buf));
+		if (r < 0)
+			return r;
+		if (st)
+			*st = rep.users;
+		if (rep.users.count > rep.user_cap)
+			rep.users.count = (uint32_t)rep.user_cap;
+		got += rep.users.count;
+		if (rep.users.count == 0 || got >= cap || got >= rep.users.total)
 			break;
 	}
 	return (int)got;

@@ -63,3 +63,8 @@ int iso_budget_feed(struct iso_budget *b, const struct iso_tunables *t,
 	b->refractory = iso_over_limit(b->usage, t->iso_cpu, b->refractory);
 	return 0;
 }
+
+unsigned iso_effective_limit(unsigned own_limit, unsigned iso_cpu)
+{
+	return own_limit == 0 || own_limit > iso_cpu ? iso_cpu : own_limit;
+}

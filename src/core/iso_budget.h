@@ -52,4 +52,9 @@ int iso_budget_feed(struct iso_budget *b, const struct iso_tunables *t,
  * over until usage < limit·9/10. */
 bool iso_over_limit(double usage, unsigned limit_pct, bool was_over);
 
+/* The limit a task is held to: its own (percent, 0 = none) but never above
+ * iso_cpu, so that no own limit set while iso_cpu was higher lets a task
+ * keep ISO past the global budget. */
+unsigned iso_effective_limit(unsigned own_limit, unsigned iso_cpu);
+
 #endif

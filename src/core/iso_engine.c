@@ -101,12 +101,16 @@ bool iso_engine_decide(const struct iso_engine *e, struct iso_task *task)
 {
 	bool over;
 
-	/* Without a limit of its own a task follows the global refractory
-	 * state, so all of them drop and return together, as in the patch. */
-	if (task->limit == 0)
-		over = e->budget.refractory;
-	else
-		over = iso_over_limit(e->budget.usage, task->limit, task->demoted);
+	unsigned limit = iso_effective_limit(task->limit, e->tun.iso_cpu);
+
+	/* Every task follows the global refractory state, so all of them drop
+	 * and return together, as in the patch; an own limit below iso_cpu
+	 * demotes its task earlier, never later — one set while iso_cpu was
+	 * higher included (it is clamped to the current iso_cpu). The stall
+	 * cap and the burst guard (iso_burst.h) demote on top of that. */
+	over = e->budget.refractory;
+	if (!over && limit < e->tun.iso_cpu)
+		over = iso_over_limit(e->budget.usage, limit, task->demoted);
 	over = over || e->stall.over || task->held;
 	if (over == task->demoted)
 		return false;

@@ -23,7 +23,8 @@
 
 /* What the engine knows of one ISO task; the daemon embeds it. */
 struct iso_task {
-	unsigned limit;       /* own limit (RLIMIT_RT_CPU style), percent; 0 = iso_cpu */
+	unsigned limit;       /* own limit (RLIMIT_RT_CPU style), percent; 0 = iso_cpu;
+			       * never counts above iso_cpu (iso_effective_limit) */
 	bool demoted;         /* decision: runs SCHED_OTHER now */
 	bool has_prev;        /* prev_cpu_ns valid */
 	uint64_t prev_cpu_ns; /* cumulative CPU time at the previous sample */

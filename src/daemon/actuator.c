@@ -4,9 +4,11 @@
 
 #include <errno.h>
 #include <sched.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 /* glibc 2.36 has no sched_setattr wrapper or struct; this is the kernel's
@@ -39,7 +41,41 @@ static int setattr(pid_t tid, struct kernel_sched_attr *a)
 	return 0;
 }
 
-int actuator_promote(pid_t tid, bool fifo, int kprio)
+/* ---- dying: once the crash handler started, nothing is promoted ----
+ * A promotion registers its tid in a slot, then checks dying; the handler
+ * sets dying, then looks at the slots (both sequentially consistent): at
+ * least one of the two sees the other. A promoter that saw dying unset
+ * has its tid in a slot, and the handler waits for that promotion to end
+ * before demoting the tid. Process-wide by nature: the handler has no
+ * other way to reach them. */
+#define INFLIGHT_SLOTS 8  /* more than isod's threads that promote */
+#define INFLIGHT_WAIT_MS 100
+static atomic_bool dying;
+static atomic_int inflight[INFLIGHT_SLOTS];
+
+/* Returns the slot taken, or a negative errno (-ECANCELED: dying). */
+static int inflight_enter(pid_t tid)
+{
+	for (int i = 0; i < INFLIGHT_SLOTS; i++) {
+		int expected = 0;
+
+		if (!atomic_compare_exchange_strong(&inflight[i], &expected, (int)tid))
+			continue;
+		if (atomic_load(&dying)) {
+			atomic_store(&inflight[i], 0);
+			return -ECANCELED;
+		}
+		return i;
+	}
+	return -EAGAIN;
+}
+
+static void inflight_leave(int slot)
+{
+	atomic_store(&inflight[slot], 0);
+}
+
+static int promote_now(pid_t tid, bool fifo, int kprio)
 {
 	struct kernel_sched_attr a = { .size = sizeof(a) };
 
@@ -49,21 +85,44 @@ int actuator_promote(pid_t tid, bool fifo, int kprio)
 	return setattr(tid, &a);
 }
 
+int actuator_promote(pid_t tid, bool fifo, int kprio)
+{
+	int slot = inflight_enter(tid), r;
+
+	if (slot < 0)
+		return slot;
+	r = promote_now(tid, fifo, kprio);
+	inflight_leave(slot);
+	return r;
+}
+
 static int to_other(pid_t tid);
+static int grant_now(pid_t tid, bool fifo, int kprio, int prio, unsigned limit);
 
 int actuator_grant(pid_t tid, bool fifo, int kprio, int prio, unsigned limit)
+{
+	int slot = inflight_enter(tid), r;
+
+	if (slot < 0)
+		return slot;
+	r = grant_now(tid, fifo, kprio, prio, limit);
+	inflight_leave(slot);
+	return r;
+}
+
+static int grant_now(pid_t tid, bool fifo, int kprio, int prio, unsigned limit)
 {
 	int r;
 
 	if (dry_run || !backend_scx_active())
-		return actuator_promote(tid, fifo, kprio);
+		return promote_now(tid, fifo, kprio);
 	/* kernel RT would run above every sched_ext task: stay SCHED_OTHER */
 	r = to_other(tid);
 	if (r < 0)
 		return r;
 	r = backend_scx_set(tid, fifo, prio, limit);
 	if (r == -ENODEV) /* scx_iso went away under us: never leave it unpoliced */
-		return actuator_promote(tid, fifo, kprio);
+		return promote_now(tid, fifo, kprio);
 	return r;
 }
 
@@ -94,6 +153,51 @@ static int to_other(pid_t tid)
 		r = setattr(tid, &a);
 	}
 	return r;
+}
+
+/* Async-signal-safe: system calls only, no lock (the backend's included),
+ * no allocation; errno is left as found. */
+int actuator_demote_signal_safe(pid_t tid)
+{
+	struct kernel_sched_attr a = { .size = sizeof(a) };
+	int saved = errno, r;
+
+	if (dry_run)
+		return 0;
+	a.sched_policy = SCHED_OTHER;
+	a.sched_flags = FLAG_RESET_ON_FORK | FLAG_KEEP_PARAMS;
+	r = setattr(tid, &a);
+	if (r == -EINVAL) { /* before 5.3: no KEEP_PARAMS, say the nice */
+		struct kernel_sched_attr cur;
+
+		memset(&cur, 0, sizeof(cur));
+		if (syscall(SYS_sched_getattr, tid, &cur, sizeof(cur), 0) == 0)
+			a.sched_nice = cur.sched_nice;
+		a.sched_flags = FLAG_RESET_ON_FORK;
+		r = setattr(tid, &a);
+	}
+	(void)backend_scx_clear_signal_safe(tid);
+	errno = saved;
+	return r;
+}
+
+void actuator_die(void)
+{
+	atomic_store(&dying, true);
+	for (int i = 0; i < INFLIGHT_SLOTS; i++) {
+		int tid = atomic_load(&inflight[i]);
+
+		if (!tid)
+			continue;
+		/* the promotion may still be on its way into the kernel; the
+		 * wait is bounded, as the promoter may be this very thread */
+		for (int ms = 0; ms < INFLIGHT_WAIT_MS && atomic_load(&inflight[i]) == tid; ms++) {
+			struct timespec ts = { .tv_nsec = 1000000 };
+
+			(void)nanosleep(&ts, NULL);
+		}
+		(void)actuator_demote_signal_safe((pid_t)tid);
+	}
 }
 
 int actuator_query(pid_t tid, int *policy, int *prio, int *nice)

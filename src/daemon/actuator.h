@@ -19,6 +19,13 @@ int actuator_promote(pid_t tid, bool fifo, int kprio);
 int actuator_grant(pid_t tid, bool fifo, int kprio, int prio, unsigned limit);
 /* Back to SCHED_OTHER at the thread's own nice level. */
 int actuator_demote(pid_t tid);
+/* For the crash handler (crash.h), async-signal-safe both: */
+/* Demote with system calls only — no lock, no allocation, on any backend. */
+int actuator_demote_signal_safe(pid_t tid);
+/* From now on every promotion and grant fails with -ECANCELED; one already
+ * under way is waited for (at most 100 ms) and its thread demoted. After
+ * it returns, no thread is made ISO again by this process. */
+void actuator_die(void);
 /* What the kernel runs the thread as now. A thread scx_iso runs as ISO
  * reads as SCHED_EXT (7) at its ISO priority. */
 int actuator_query(pid_t tid, int *policy, int *prio, int *nice);

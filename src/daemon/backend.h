@@ -10,8 +10,8 @@
  * scx_iso counts as loaded when /sys/kernel/sched_ext/state is "enabled",
  * root/ops is SCX_ISO_OPS_NAME and its maps are pinned. isod talks to the
  * maps with raw bpf(2), so it needs no libbpf. Thread-safe (own mutex): the
- * server and the enforcer both call in. While scx_iso is not in use no call
- * takes the mutex, so the crash handler's demotions stay signal-safe there.
+ * server and the enforcer both call in. The crash handler uses
+ * backend_scx_clear_signal_safe, which takes no mutex on any backend.
  *
  * Return contract: 0 or a negative errno. */
 #ifndef ISOD_BACKEND_H
@@ -48,6 +48,9 @@ void backend_close(void);
 int backend_scx_set(pid_t tid, bool fifo, int prio, unsigned limit);
 /* Unmark tid (0 also when it was not marked or scx is inactive). */
 int backend_scx_clear(pid_t tid);
+/* The same for the crash handler: no lock, no allocation, no logging (a
+ * map descriptor closed under it makes the call fail harmlessly). */
+int backend_scx_clear_signal_safe(pid_t tid);
 /* The scheduler's view of tid: 0 with *prio and *demoted when marked,
  * -ENOENT when not. */
 int backend_scx_query(pid_t tid, int *prio, bool *demoted);

@@ -22,10 +22,12 @@ static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static enum backend_kind want = BACKEND_KERNEL_RT;
 static char pin_dir[BACKEND_PIN_DIR_MAX] = SCX_ISO_PIN_DIR_DEFAULT;
 static char sysfs_dir[BACKEND_PIN_DIR_MAX] = "/sys/kernel/sched_ext";
-static int tasks_fd = -1, tune_fd = -1;
+/* tasks_fd is atomic: the crash handler reads it without mu. */
+static atomic_int tasks_fd = -1;
+static int tune_fd = -1;
 static uint32_t tasks_id;   /* kernel id of the tasks map tasks_fd holds */
 /* Written under mu, read without it: on kernel RT (the usual case) the
- * actuator's calls, the crash handler's included, never take mu. */
+ * actuator's calls never take mu, and the crash handler never does. */
 static atomic_bool active;
 static bool reloaded;
 static int64_t last_poll;
@@ -142,11 +144,15 @@ static bool scx_iso_loaded(void)
 
 static void close_maps(void)
 {
-	if (tasks_fd >= 0)
-		close(tasks_fd);
+	/* unpublished before it is closed: the crash handler never uses a
+	 * number that could be reused meanwhile */
+	int fd = atomic_exchange(&tasks_fd, -1);
+
+	if (fd >= 0)
+		close(fd);
 	if (tune_fd >= 0)
 		close(tune_fd);
-	tasks_fd = tune_fd = -1;
+	tune_fd = -1;
 	memset(&sent, 0, sizeof(sent));
 }
 
@@ -301,6 +307,20 @@ int backend_scx_clear(pid_t tid)
 	}
 	pthread_mutex_unlock(&mu);
 	return 0;
+}
+
+int backend_scx_clear_signal_safe(pid_t tid)
+{
+	union bpf_attr a;
+	uint32_t key = (uint32_t)tid;
+	int fd = atomic_load(&tasks_fd);
+
+	if (!atomic_load(&active) || fd < 0)
+		return 0;
+	memset(&a, 0, sizeof(a));
+	a.map_fd = (uint32_t)fd;
+	a.key = (uint64_t)(uintptr_t)&key;
+	return sys_bpf(BPF_MAP_DELETE_ELEM, &a) < 0 ? -errno : 0;
 }
 
 int backend_scx_query(pid_t tid, int *prio, bool *demoted)

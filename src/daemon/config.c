@@ -1,5 +1,6 @@
 /* config.c — isod.conf parsing (inih) and validation. */
 #include "config.h"
+#include "iso_share.h"
 
 #include <errno.h>
 #include <grp.h>
@@ -154,6 +155,9 @@ int config_set(struct isod_config *c, const char *key, const char *v,
 	} else if (!strcmp(key, "max_limit")) {
 		r = parse_uint(v, 0, 100, &c->max_limit);
 		*why = "max_limit must be a percentage from 0 (iso_cpu) to 100";
+	} else if (!strcmp(key, "user_cpu")) {
+		r = parse_uint(v, 0, ISO_USER_CPU_MAX, &c->user_cpu);
+		*why = "user_cpu must be a percentage of iso_cpu from 0 (off) to 100";
 	} else if (!strcmp(key, "rate_limit")) {
 		r = parse_uint(v, 0, 1000000, &c->rate_limit);
 		*why = "rate_limit must be from 0 (unlimited) to 1000000 requests per second";

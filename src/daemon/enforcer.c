@@ -5,6 +5,7 @@
 #include <sched.h>
 #include <time.h>
 
+#include "crash.h"
 #include "log.h"
 
 static int64_t ts_ns(const struct timespec *ts)
@@ -18,6 +19,9 @@ static void *enforcer_main(void *arg)
 	struct timespec next, t0, t1, c0, c1;
 	int64_t step = (int64_t)d->cfg.sample_ms * 1000000LL;
 
+	/* the crash handler needs a stack of its own in every thread */
+	if (crash_thread_stack() < 0)
+		log_warning("enforcer: no alternate signal stack; a stack overflow here would not demote");
 	clock_gettime(CLOCK_MONOTONIC, &next);
 	while (!atomic_load(&d->stop)) {
 		int64_t n = ts_ns(&next) + step;

@@ -20,6 +20,7 @@ int isod_init(struct isod *d, const struct isod_config *cfg)
 {
 	pthread_mutexattr_t ma;
 	long ncpus = sysconf(_SC_NPROCESSORS_ONLN);
+	struct iso_share_user *users;
 	int r;
 
 	memset(d, 0, sizeof(*d));
@@ -33,11 +34,19 @@ int isod_init(struct isod *d, const struct isod_config *cfg)
 	r = tasks_init(&d->tasks, cfg->max_threads);
 	if (r < 0)
 		return r;
+	/* one uid per thread at most: the share table can never be short */
+	users = calloc(cfg->max_threads, sizeof(*users));
+	if (!users || iso_share_init(&d->share, users, cfg->max_threads, cfg->user_cpu) < 0) {
+		free(users);
+		tasks_free(&d->tasks);
+		return -ENOMEM;
+	}
 	/* one line per thread at most 60 bytes, plus the header */
 	d->state_cap = ((size_t)cfg->max_threads + 2) * 64;
 	d->state_buf = malloc(d->state_cap);
 	if (!d->state_buf) {
 		tasks_free(&d->tasks);
+		free(d->share.users);
 		return -ENOMEM;
 	}
 	pthread_mutexattr_init(&ma);
@@ -50,6 +59,7 @@ int isod_init(struct isod *d, const struct isod_config *cfg)
 void isod_destroy(struct isod *d)
 {
 	tasks_free(&d->tasks);
+	free(d->share.users);
 	free(d->state_buf);
 	pthread_mutex_destroy(&d->lock);
 }
@@ -68,6 +78,8 @@ void isod_reconfigure(struct isod *d, const struct isod_config *n)
 	iso_engine_set_stall(&d->engine, n->stall_ms);
 	c->stall_ms = n->stall_ms;
 	c->burst_ms = n->burst_ms; /* the guard follows at the next sample */
+	iso_share_retune(&d->share, n->user_cpu);
+	c->user_cpu = n->user_cpu;
 	c->inherit = n->inherit;
 	c->sweep_orphans = n->sweep_orphans;
 	c->audit_interval = n->audit_interval;
@@ -81,8 +93,8 @@ void isod_reconfigure(struct isod *d, const struct isod_config *n)
 	c->n_allow_groups = n->n_allow_groups;
 	c->log_level = n->log_level;
 	log_setup(c->log_level, c->use_syslog);
-	log_info("configuration reloaded: iso_cpu %u%% over %us, inherit %s, %u threads per user",
-		 c->tun.iso_cpu, c->tun.iso_period_s, c->inherit ? "yes" : "no",
+	log_info("configuration reloaded: iso_cpu %u%% over %us, user_cpu %u%%, inherit %s, %u threads per user",
+		 c->tun.iso_cpu, c->tun.iso_period_s, c->user_cpu, c->inherit ? "yes" : "no",
 		 c->max_threads_per_user);
 }
 
@@ -166,8 +178,9 @@ int isod_grant(struct isod *d, const struct grant *g, struct tracked **out)
 	e->kprio = kprio;
 	e->flags = g->flags;
 	e->core.limit = g->limit;
-	/* a newcomer joins the refractory state if the budget is spent */
-	iso_engine_decide(&d->engine, &e->core);
+	/* a newcomer joins the refractory state if the budget is spent, or
+	 * its user's demotion if that user is over its share */
+	iso_share_decide(&d->engine, &d->share, e->uid, &e->core);
 	r = apply(d, e);
 	if (r < 0) {
 		log_debug_errno(r, "grant to thread %d failed", (int)g->tid);
@@ -290,6 +303,25 @@ static void guard_feed(struct isod *d, struct tracked *e, int64_t now_ns)
 	}
 }
 
+/* The per-user averages (user_cpu), with a line whenever a user goes
+ * over its share or comes back under it. */
+static void share_commit(struct isod *d, int64_t now_ns)
+{
+	struct iso_share *s = &d->share;
+
+	if (!iso_share_on(s)) /* off: no cost at all */
+		return;
+	(void)iso_share_commit(s, &d->engine.tun, now_ns, d->engine.ncpus);
+	for (size_t i = 0; i < s->end; i++) {
+		const struct iso_share_user *u = &s->users[i];
+
+		if (u->used && u->changed)
+			log_info("user %u: ISO CPU use %.1f %%: %s", (unsigned)u->uid, u->usage,
+				 u->over ? "above its share (user_cpu), its ISO threads demoted"
+					 : "below 90 % of its share, its ISO threads restored");
+	}
+}
+
 void isod_enforce_step(struct isod *d, int64_t now_ns)
 {
 	struct tracked *t = d->tasks.t;
@@ -306,6 +338,8 @@ void isod_enforce_step(struct isod *d, int64_t now_ns)
 	backend_scx_tune(d->engine.tun.iso_cpu, d->engine.tun.iso_period_s);
 
 	iso_engine_begin(&d->engine);
+	if (iso_share_on(&d->share))
+		iso_share_begin(&d->share);
 	for (size_t i = 0; i < d->tasks.end; i++) {
 		if (!t[i].used || !iso_engine_due(&d->engine, &t[i].core))
 			continue;
@@ -323,12 +357,18 @@ void isod_enforce_step(struct isod *d, int64_t now_ns)
 			atomic_store(&d->state_dirty, true);
 			continue;
 		}
+		/* before the engine moves the baseline (iso_share.h) */
+		if (iso_share_on(&d->share))
+			(void)iso_share_account(&d->share, t[i].uid,
+						iso_task_iso_delta(&t[i].core, t[i].cpu_ns));
 		iso_engine_account_read(&d->engine, &t[i].core, t[i].cpu_ns, now_ns);
 		guard_feed(d, &t[i], now_ns);
 	}
 	iso_engine_commit(&d->engine, now_ns);
+	share_commit(d, now_ns);
 	for (size_t i = 0; i < d->tasks.end; i++) {
-		if (!t[i].used || !iso_engine_decide(&d->engine, &t[i].core))
+		if (!t[i].used ||
+		    !iso_share_decide(&d->engine, &d->share, t[i].uid, &t[i].core))
 			continue;
 		r = apply(d, &t[i]);
 		if (r == -ESRCH) {

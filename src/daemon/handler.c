@@ -246,6 +246,11 @@ static void do_tune(struct isod *d, const struct peer *p, const struct iso_req *
 		refuse(rep, -EINVAL, "tunables must not be negative");
 		return;
 	}
+	if (req->u.tune.has_user_cpu &&
+	    (req->u.tune.user_cpu < 0 || req->u.tune.user_cpu > ISO_USER_CPU_MAX)) {
+		refuse(rep, -EINVAL, "user_cpu must be a percentage of iso_cpu from 0 (off) to 100");
+		return;
+	}
 	pthread_mutex_lock(&d->lock);
 	t = d->engine.tun;
 	if (req->u.tune.iso_cpu)
@@ -256,10 +261,24 @@ static void do_tune(struct isod *d, const struct peer *p, const struct iso_req *
 		refuse(rep, -EINVAL, "%s", why);
 	} else {
 		iso_engine_retune(&d->engine, &t);
-		log_info("tunables now iso_cpu=%u iso_period=%u", t.iso_cpu, t.iso_period_s);
+		if (req->u.tune.has_user_cpu) {
+			(void)iso_share_retune(&d->share, (unsigned)req->u.tune.user_cpu);
+			d->cfg.user_cpu = (unsigned)req->u.tune.user_cpu;
+		}
+		log_info("tunables now iso_cpu=%u iso_period=%u user_cpu=%u", t.iso_cpu,
+			 t.iso_period_s, d->share.user_cpu);
 	}
 	isod_status_info(d, &rep->status);
 	pthread_mutex_unlock(&d->lock);
+}
+
+/* Per-user shares (user_cpu): anyone, like STATUS. */
+static void do_users(struct isod *d, const struct iso_req *req, struct iso_reply *rep)
+{
+	pthread_mutex_lock(&d->lock);
+	(void)isod_users_page(d, req->u.users.offset, &rep->users, d->user_page);
+	pthread_mutex_unlock(&d->lock);
+	rep->user_list = d->user_page;
 }
 
 void handle_request(struct isod *d, const struct peer *peer,
@@ -274,6 +293,7 @@ void handle_request(struct isod *d, const struct peer *peer,
 	case ISO_MSG_GET: do_get(d, peer, req, rep); break;
 	case ISO_MSG_STATUS: do_status(d, req, rep, threads); break;
 	case ISO_MSG_TUNE: do_tune(d, peer, req, rep); break;
+	case ISO_MSG_USERS: do_users(d, req, rep); break;
 	default: refuse(rep, -EOPNOTSUPP, "unknown request"); break;
 	}
 	if (rep->err)
@@ -302,7 +322,7 @@ void handle_bad_message(int err, uint16_t type, uint32_t seq, struct iso_reply *
 	memset(rep, 0, sizeof(*rep));
 	/* echo a known type so the client can match it, else STATUS */
 	type &= (uint16_t)~ISO_MSG_REPLY;
-	if (type < ISO_MSG_SET || type > ISO_MSG_TUNE)
+	if (type < ISO_MSG_SET || type > ISO_MSG_USERS)
 		type = ISO_MSG_STATUS;
 	rep->type = type | ISO_MSG_REPLY;
 	rep->seq = seq;

@@ -16,10 +16,12 @@
 #include "actuator.h"
 #include "backend.h"
 #include "config.h"
+#include "crash.h"
 #include "enforcer.h"
 #include "forkwatch.h"
 #include "isod.h"
 #include "log.h"
+#include "revoke.h"
 #include "server.h"
 #include "statefile.h"
 #include "strays.h"
@@ -55,6 +57,8 @@ static void usage(FILE *f)
 "      --max-threads-per-user N  (default 256)\n"
 "      --max-threads N        all users together (default 4096)\n"
 "      --max-limit PCT        highest own CPU limit a user may set (default iso_cpu)\n"
+"      --user-cpu PCT         share of iso_cpu one user may hold before its threads\n"
+"                             alone are demoted, 0..100 (default 0: off)\n"
 "      --rate-limit N         requests per second per user, root exempt; more\n"
 "                             are refused with EAGAIN (default 200; 0: no limit)\n"
 "      --rate-burst N         requests a user may make at once (default 400)\n"
@@ -74,7 +78,8 @@ static void usage(FILE *f)
 "  -V, --version              version\n"
 "\n"
 "Signals: SIGTERM/SIGINT demote every ISO thread to SCHED_OTHER and exit;\n"
-"SIGHUP re-reads the configuration (a bad file changes nothing).\n"
+"SIGHUP re-reads the configuration (a bad file changes nothing); threads of\n"
+"users the new allow lists no longer admit return to SCHED_OTHER.\n"
 "Exit status: 0 after a clean shutdown, 1 on a configuration or start-up\n"
 "error. See isod.conf(5) (docs/configuration.md) and isoctl --help.\n",
 		ISOD_DEFAULT_CONFIG, ISOD_DEFAULT_STATE);
@@ -87,6 +92,7 @@ static const struct { const char *opt, *key; } key_opts[] = {
 	{ "enforcer-prio", "enforcer_prio" }, { "sample-ms", "sample_ms" },
 	{ "inherit", "inherit" }, { "max-threads-per-user", "max_threads_per_user" },
 	{ "max-threads", "max_threads" }, { "max-limit", "max_limit" },
+	{ "user-cpu", "user_cpu" },
 	{ "rate-limit", "rate_limit" }, { "rate-burst", "rate_burst" },
 	{ "allow-users", "allow_users" }, { "allow-groups", "allow_groups" },
 	{ "log-level", "log_level" }, { "sweep-orphans", "sweep_orphans" },
@@ -111,42 +117,41 @@ static void tick(struct isod *d)
 		} else {
 			pthread_mutex_lock(&d->lock);
 			isod_reconfigure(d, &n);
+			/* a grant lasts only while its owner may hold one */
+			(void)isod_revoke_disallowed(d);
 			pthread_mutex_unlock(&d->lock);
 		}
 	}
 }
 
 /* A crash must not leave ISO threads kernel RT unpoliced until systemd
- * restarts isod: demote every tracked thread (plain system calls only),
- * then hand the signal to whoever had it before — the default action, or
- * the sanitizers' reporter — and die of it. The restarted isod re-grants
- * them from the state file. */
+ * restarts isod: demote every tracked thread, then die of the signal
+ * (crash.c: on an alternate stack, so a stack overflow gets here too).
+ * Async-signal-safe only: actuator_die stops every promotion first (one
+ * under way is waited for and undone), so no thread is made ISO again
+ * after this started; the demotions take no lock on any backend. The
+ * restarted isod re-grants them from the state file.
+ * Process-wide by nature: the handler has no other way to reach isod. */
 static struct isod *crash_d;
-static struct sigaction crash_old[NSIG];
 
-static void last_gasp(int sig, siginfo_t *si, void *uc)
+static void last_gasp(void)
 {
 	const struct task_table *tt = &crash_d->tasks;
 
-	(void)uc;
+	actuator_die();
 	for (size_t i = 0; i < tt->end && i < tt->cap; i++)
 		if (tt->t[i].used && tasks_alive(&tt->t[i]))
-			(void)actuator_demote(tt->t[i].tid);
-	sigaction(sig, &crash_old[sig], NULL);
-	/* a sent signal is sent again; a real fault recurs on return */
-	if (si->si_code <= 0 || sig == SIGABRT)
-		raise(sig);
+			(void)actuator_demote_signal_safe(tt->t[i].tid);
 }
 
 static void catch_crashes(struct isod *d)
 {
-	static const int sigs[] = { SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT };
-	struct sigaction sa = { .sa_sigaction = last_gasp, .sa_flags = SA_SIGINFO };
+	int r;
 
 	crash_d = d;
-	sigemptyset(&sa.sa_mask);
-	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
-		sigaction(sigs[i], &sa, &crash_old[sigs[i]]);
+	r = crash_catch(last_gasp);
+	if (r < 0)
+		log_warning_errno(r, "no alternate signal stack: a stack overflow would not demote");
 }
 
 /* Each tracked thread holds one fd (schedstat) and each client one:
@@ -172,10 +177,23 @@ static void raise_fd_limit(const struct isod_config *c)
 						 ? rl.rlim_cur - SERVER_MAX_CONN - 64 : 0));
 }
 
+/* One more command-line setting; the array is fixed (64), so past it the
+ * command line is refused, never written past. */
+static int add_override(struct config_source *src, const char *key, const char *value)
+{
+	size_t cap = sizeof(src->ov) / sizeof(src->ov[0]);
+
+	if (src->nov >= cap) {
+		fprintf(stderr, "isod: too many options (at most %zu settings; --band counts two)\n",
+			cap);
+		return -E2BIG;
+	}
+	src->ov[src->nov++] = (struct config_override){ key, value };
+	return 0;
+}
+
 static int parse_args(int argc, char **argv, struct config_source *src)
 {
-	struct config_override *ov = src->ov;
-	size_t *nov = &src->nov;
 	struct option opts[N_KEY_OPTS + 8];
 	size_t n = 0;
 	int c, idx;
@@ -189,19 +207,24 @@ static int parse_args(int argc, char **argv, struct config_source *src)
 	opts[n++] = (struct option){ "help", no_argument, NULL, 'h' };
 	opts[n++] = (struct option){ "version", no_argument, NULL, 'V' };
 	opts[n] = (struct option){ 0, 0, 0, 0 };
-	*nov = 0;
+	src->nov = 0;
 	while ((c = getopt_long(argc, argv, "c:s:hV", opts, &idx)) != -1) {
 		switch (c) {
 		case 'c': src->path = optarg; src->required = true; break;
-		case 's': ov[(*nov)++] = (struct config_override){ "socket", optarg }; break;
+		case 's':
+			if (add_override(src, "socket", optarg) < 0)
+				return -E2BIG;
+			break;
 		case 'b': {
+			/* the last --band is the one that counts: one buffer will do */
 			static char lo[16], hi[16];
 			if (sscanf(optarg, "%15[0-9]:%15[0-9]", lo, hi) != 2) {
 				fprintf(stderr, "isod: --band wants LO:HI, e.g. 10:40\n");
 				return -EINVAL;
 			}
-			ov[(*nov)++] = (struct config_override){ "band_lo", lo };
-			ov[(*nov)++] = (struct config_override){ "band_hi", hi };
+			if (add_override(src, "band_lo", lo) < 0 ||
+			    add_override(src, "band_hi", hi) < 0)
+				return -E2BIG;
 			break;
 		}
 		case 'L': src->use_syslog = true; break;
@@ -210,11 +233,8 @@ static int parse_args(int argc, char **argv, struct config_source *src)
 		case 'V': printf("isod 0.1.0\n"); exit(0);
 		default:
 			if (c >= 1000 && c < 1000 + (int)N_KEY_OPTS) {
-				if (*nov + 2 > sizeof(src->ov) / sizeof(src->ov[0])) {
-					fprintf(stderr, "isod: too many options\n");
-					return -EINVAL;
-				}
-				ov[(*nov)++] = (struct config_override){ key_opts[c - 1000].key, optarg };
+				if (add_override(src, key_opts[c - 1000].key, optarg) < 0)
+					return -E2BIG;
 				break;
 			}
 			usage(stderr);

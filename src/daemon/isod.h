@@ -13,6 +13,8 @@
 
 #include "config.h"
 #include "iso_engine.h"
+#include "iso_share.h"
+#include "iso_proto.h"
 #include "isosched.h"
 #include "tasks.h"
 
@@ -21,6 +23,9 @@ struct isod {
 	const char *proc;          /* "/proc"; tests may point elsewhere */
 	pthread_mutex_t lock;      /* PTHREAD_PRIO_INHERIT */
 	struct iso_engine engine;
+	struct iso_share share;    /* per-user shares (user_cpu); table of max_threads */
+	/* a USERS reply's entries: only the server thread builds replies */
+	struct iso_user_info user_page[ISO_PROTO_PAGE];
 	struct task_table tasks;
 	atomic_bool stop;
 	atomic_bool state_dirty;   /* state file needs rewriting */
@@ -94,5 +99,9 @@ void isod_watchdog(struct isod *d, int64_t now_ns);
 void isod_thread_info(const struct isod *d, const struct tracked *e,
 		      struct iso_thread_info *out);
 void isod_status_info(const struct isod *d, struct iso_status_info *out);
+/* The per-user shares and the uids from offset on (ISO_PROTO_PAGE at
+ * most) into page (shares.c); returns how many. Caller holds d->lock. */
+uint32_t isod_users_page(const struct isod *d, uint32_t offset,
+			 struct iso_users_info *out, struct iso_user_info *page);
 
 #endif

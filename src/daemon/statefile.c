@@ -2,8 +2,12 @@
 #include "statefile.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "actuator.h"
@@ -30,28 +34,88 @@ void statefile_snapshot(struct isod *d)
 	d->state_len = len < d->state_cap ? len : d->state_cap - 1;
 }
 
+/* Said once: every round of grants tries again, and the path does not
+ * change at run time. */
+static atomic_bool dir_warned;
+
+/* The state file's directory, opened, if only root (or isod's own user)
+ * can write it: anyone else could plant a record there — which a
+ * restarted isod would re-grant — or links to other files. Returns the
+ * directory fd and sets *base to the file's name in it; -EPERM when
+ * others can write it (logged the first time). */
+static int open_state_dir(const char *path, const char **base)
+{
+	char dir[sizeof(((struct isod_config *)0)->state_path)];
+	const char *slash = strrchr(path, '/');
+	struct stat st;
+	size_t n;
+	int fd;
+
+	if (!slash || !slash[1])
+		return -EINVAL;
+	n = slash == path ? 1 : (size_t)(slash - path);
+	if (n >= sizeof(dir))
+		return -ENAMETOOLONG;
+	memcpy(dir, path, n);
+	dir[n] = '\0';
+	*base = slash + 1;
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) < 0 || (st.st_uid != 0 && st.st_uid != geteuid()) ||
+	    (st.st_mode & (S_IWGRP | S_IWOTH))) {
+		close(fd);
+		if (!atomic_exchange(&dir_warned, true))
+			log_error("state file directory %s is writable by others than root (mode %04o, owner %u): not used, grants refused",
+				  dir, (unsigned)(st.st_mode & 07777), (unsigned)st.st_uid);
+		return -EPERM;
+	}
+	return fd;
+}
+
 int statefile_store(const struct isod *d)
 {
-	char tmp[300];
-	FILE *f;
+	char tmp[NAME_MAX + 1];
+	const char *base;
+	size_t off = 0;
+	int dfd, fd, r = 0;
 
 	if (!d->cfg.state_path[0])
 		return 0;
-	snprintf(tmp, sizeof(tmp), "%s.tmp", d->cfg.state_path);
-	f = fopen(tmp, "we");
-	if (!f)
-		return -errno;
-	if (fwrite(d->state_buf, 1, d->state_len, f) != d->state_len) {
-		fclose(f);
-		unlink(tmp);
-		return -EIO;
+	dfd = open_state_dir(d->cfg.state_path, &base);
+	if (dfd < 0)
+		return dfd;
+	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.tmp", base) >= sizeof(tmp)) {
+		close(dfd);
+		return -ENAMETOOLONG;
 	}
-	if (fclose(f) != 0 || rename(tmp, d->cfg.state_path) < 0) {
-		int r = -errno;
-		unlink(tmp);
+	/* a new file of our own, never through a link: a leftover (an
+	 * earlier crash, or something planted) is removed, not followed */
+	fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (fd < 0 && errno == EEXIST && unlinkat(dfd, tmp, 0) == 0)
+		fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		r = -errno;
+		close(dfd);
 		return r;
 	}
-	return 0;
+	while (off < d->state_len && r == 0) {
+		ssize_t w = write(fd, d->state_buf + off, d->state_len - off);
+
+		if (w < 0 && errno != EINTR)
+			r = -EIO;
+		else if (w > 0)
+			off += (size_t)w;
+	}
+	if (close(fd) < 0 && r == 0)
+		r = -errno;
+	/* rename replaces the name itself, a link there included */
+	if (r == 0 && renameat(dfd, tmp, dfd, base) < 0)
+		r = -errno;
+	if (r < 0)
+		(void)unlinkat(dfd, tmp, 0);
+	close(dfd);
+	return r;
 }
 
 int statefile_write(struct isod *d)
@@ -76,12 +140,25 @@ int statefile_parse_line(const char *line, struct state_line *s)
 int statefile_recover(struct isod *d)
 {
 	char line[256];
-	FILE *f = fopen(d->cfg.state_path, "re");
-	int n = 0, r;
+	const char *base;
+	FILE *f;
+	int n = 0, dfd, fd, r;
 	bool damaged = false;
 
-	if (!f)
+	/* a record anyone could have written is no record: -EPERM, and the
+	 * caller sweeps as for a lost one */
+	dfd = open_state_dir(d->cfg.state_path, &base);
+	if (dfd < 0)
+		return dfd;
+	fd = openat(dfd, base, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	close(dfd);
+	if (fd < 0)
 		return -errno;
+	f = fdopen(fd, "r");
+	if (!f) {
+		close(fd);
+		return -ENOMEM;
+	}
 	while (fgets(line, sizeof(line), f)) {
 		struct state_line s;
 		struct grant g;

@@ -10,7 +10,10 @@
 
 /* The table as the file's text, into d->state_buf. Caller holds d->lock. */
 void statefile_snapshot(struct isod *d);
-/* Write the last snapshot atomically (temp file + rename). Needs no lock:
+/* Write the last snapshot atomically (temp file + rename), never through
+ * a symlink (the temp file is created O_EXCL|O_NOFOLLOW, a leftover
+ * removed first), and only in a directory no one but root (or isod's own
+ * user) can write: -EPERM otherwise (logged). Needs no lock:
  * only the server thread snapshots and stores, so disk waits never hold
  * the lock the enforcer needs. */
 int statefile_store(const struct isod *d);
@@ -18,7 +21,8 @@ int statefile_store(const struct isod *d);
 int statefile_write(struct isod *d);
 /* Re-adopt threads listed in the file whose identity (start time) still
  * matches; returns how many. -ENOENT: there is no file (the first start
- * since boot, or lost); -EBADMSG: some lines were unreadable (what could
+ * since boot, or lost); -EPERM: its directory is writable by others (the
+ * record is not trusted); -EBADMSG: some lines were unreadable (what could
  * be read is recovered). The caller then sweeps for strays (strays.h). A clean exit
  * leaves a file with no entries. Caller holds d->lock. */
 int statefile_recover(struct isod *d);

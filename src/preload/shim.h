@@ -44,8 +44,10 @@ struct shim_real {
 	int (*sched_setattr)(pid_t, struct sched_attr *, unsigned);
 	int (*sched_getattr)(pid_t, struct sched_attr *, unsigned, unsigned);
 };
-/* Resolved in a constructor (pure look-ups, no other effect) and again on
- * demand if something calls in before it ran. */
+/* Resolved in a constructor (pure look-ups, no other effect), or on demand
+ * if something calls in before it ran; never waits for another thread's
+ * resolution, and a call made from inside the shim's own dlsym (an
+ * allocator calling syscall()) gets raw system calls (real.c). */
 const struct shim_real *shim_real(void);
 
 /* ---- table.c: tid -> the policy/priority the program asked for ---- */

@@ -107,6 +107,12 @@ int iso_proto_encode_req(const struct iso_req *req, void *buf, size_t cap)
 	case ISO_MSG_TUNE:
 		PUT(&c, req->u.tune.iso_cpu);
 		PUT(&c, req->u.tune.iso_period_s);
+		/* the third field only when set: an older isod knows 8 bytes */
+		if (req->u.tune.has_user_cpu)
+			PUT(&c, req->u.tune.user_cpu);
+		break;
+	case ISO_MSG_USERS:
+		PUT(&c, req->u.users.offset);
 		break;
 	default:
 		return -EINVAL;
@@ -141,6 +147,13 @@ int iso_proto_decode_req(const void *buf, size_t len, struct iso_req *req)
 	case ISO_MSG_TUNE:
 		GET(&c, req->u.tune.iso_cpu);
 		GET(&c, req->u.tune.iso_period_s);
+		if (!c.bad && c.len - c.pos == sizeof(req->u.tune.user_cpu)) {
+			GET(&c, req->u.tune.user_cpu);
+			req->u.tune.has_user_cpu = true;
+		}
+		break;
+	case ISO_MSG_USERS:
+		GET(&c, req->u.users.offset);
 		break;
 	default:
 		return -EOPNOTSUPP;
@@ -208,6 +221,39 @@ static void get_status(struct cur *c, struct iso_status_info *s)
 	GET(c, s->count);
 }
 
+/* USERS: the share, then count entries of three u32 each. */
+static void put_users(struct cur *c, const struct iso_users_info *u)
+{
+	PUT(c, u->user_cpu);
+	PUT(c, u->share_milli);
+	PUT(c, u->total);
+	PUT(c, u->offset);
+	PUT(c, u->count);
+}
+
+static void get_users(struct cur *c, struct iso_users_info *u)
+{
+	GET(c, u->user_cpu);
+	GET(c, u->share_milli);
+	GET(c, u->total);
+	GET(c, u->offset);
+	GET(c, u->count);
+}
+
+static void put_user(struct cur *c, const struct iso_user_info *u)
+{
+	PUT(c, u->uid);
+	PUT(c, u->usage_milli);
+	PUT(c, u->flags);
+}
+
+static void get_user(struct cur *c, struct iso_user_info *u)
+{
+	GET(c, u->uid);
+	GET(c, u->usage_milli);
+	GET(c, u->flags);
+}
+
 int iso_proto_encode_reply(const struct iso_reply *rep, void *buf, size_t cap)
 {
 	struct cur c = { .p = buf, .len = cap };
@@ -237,6 +283,14 @@ int iso_proto_encode_reply(const struct iso_reply *rep, void *buf, size_t cap)
 			for (uint32_t i = 0; i < rep->status.count; i++)
 				put_thread(&c, &rep->threads[i]);
 			break;
+		case ISO_MSG_USERS:
+			if (rep->users.count > ISO_PROTO_PAGE ||
+			    (rep->users.count && !rep->user_list))
+				return -EINVAL;
+			put_users(&c, &rep->users);
+			for (uint32_t i = 0; i < rep->users.count; i++)
+				put_user(&c, &rep->user_list[i]);
+			break;
 		default:
 			return -EINVAL;
 		}
@@ -249,12 +303,16 @@ int iso_proto_decode_reply(const void *buf, size_t len, struct iso_reply *rep)
 	struct cur c = { .rp = buf, .len = len };
 	struct iso_thread_info *threads = rep->threads;
 	size_t cap = rep->threads_cap;
+	struct iso_user_info *users = rep->user_list;
+	size_t ucap = rep->user_cap;
 	uint16_t textlen, req;
 	int r;
 
 	memset(rep, 0, sizeof(*rep));
 	rep->threads = threads;
 	rep->threads_cap = cap;
+	rep->user_list = users;
+	rep->user_cap = ucap;
 	r = get_header(&c, &rep->type, &rep->seq);
 	if (r < 0)
 		return r;
@@ -286,6 +344,18 @@ int iso_proto_decode_reply(const void *buf, size_t len, struct iso_reply *rep)
 				get_thread(&c, &t);
 				if (i < cap && threads)
 					threads[i] = t;
+			}
+			break;
+		case ISO_MSG_USERS:
+			get_users(&c, &rep->users);
+			if (c.bad || rep->users.count > ISO_PROTO_PAGE)
+				return -EBADMSG;
+			for (uint32_t i = 0; i < rep->users.count; i++) {
+				struct iso_user_info u;
+
+				get_user(&c, &u);
+				if (i < ucap && users)
+					users[i] = u;
 			}
 			break;
 		default:

@@ -11,6 +11,7 @@
 #define ISO_PROTO_H
 
 #include <stddef.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "isosched.h" /* the thread and status records */
@@ -20,13 +21,14 @@
 #define ISO_PROTO_HDR_LEN 16
 #define ISO_PROTO_MAX_MSG 16384 /* no packet is larger, either way */
 #define ISO_PROTO_TEXT_MAX 200  /* human-readable message in a reply */
-#define ISO_PROTO_PAGE 256      /* thread entries per status reply */
+#define ISO_PROTO_PAGE 256      /* thread entries per status reply, uids per users reply */
 
 enum iso_msg_type {
 	ISO_MSG_SET = 1,    /* put a thread into ISO / back to SCHED_OTHER */
 	ISO_MSG_GET = 2,    /* one thread's state */
 	ISO_MSG_STATUS = 3, /* budget, tunables and a page of threads */
 	ISO_MSG_TUNE = 4,   /* change iso_cpu / iso_period (root only) */
+	ISO_MSG_USERS = 5,  /* per-user shares: user_cpu and a page of uids' use */
 	ISO_MSG_REPLY = 0x8000, /* or-ed onto the request type */
 };
 
@@ -51,7 +53,14 @@ struct iso_req {
 		struct {
 			int32_t iso_cpu;      /* 0: unchanged */
 			int32_t iso_period_s; /* 0: unchanged */
+			/* optional third field, a 12-byte body (older isods
+			 * know the 8-byte one): sent / present when has_user_cpu */
+			bool has_user_cpu;
+			int32_t user_cpu;     /* 0..100, 0: per-user shares off */
 		} tune;
+		struct {
+			uint32_t offset; /* first uid entry wanted */
+		} users;
 	} u;
 };
 
@@ -68,6 +77,11 @@ struct iso_reply {
 	 * decoder writes at most threads_cap of them here (may be NULL). */
 	struct iso_thread_info *threads;
 	size_t threads_cap;
+	/* USERS: users.count entries, read from / written to user_list as
+	 * threads are (at most user_cap of them when decoding). */
+	struct iso_users_info users;
+	struct iso_user_info *user_list;
+	size_t user_cap;
 };
 
 int iso_proto_encode_req(const struct iso_req *req, void *buf, size_t cap);

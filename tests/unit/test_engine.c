@@ -535,6 +535,49 @@ static void test_graceful_degradation(void **state)
 	assert_false(task[3].t.demoted);
 }
 
+/* A task's own limit never outlives the global refractory state (issue
+ * 11, item 10e): limits set while iso_cpu was 90, then root lowers
+ * iso_cpu to 40; use settles near 50 % (one CPU of two): refractory, and
+ * every task is demoted, the 80 %-one included. */
+static void test_own_limit_clamped_to_iso_cpu(void **state)
+{
+	const struct iso_tunables tun = { 90, 1 }, lowered = { 40, 1 };
+	struct simtask task[3];
+	struct sim s;
+	(void)state;
+	spinners(task, 3, 0);
+	task[0].t.limit = 80; task[0].demand = 1.0;  /* 50 % of two CPUs */
+	task[1].t.limit = 0;  task[1].demand = 0.0;
+	task[2].t.limit = 100; task[2].demand = 0.0;
+	for (size_t i = 0; i < 3; i++)
+		task[i].demoted_share = 1.0;
+	sim_init(&s, &tun, 2, task, 3);
+	sim_run(&s, 10 * SEC, 10 * MS, 0);
+	assert_false(task[0].t.demoted);
+	assert_true(iso_engine_usage(&s.e) > 45.0);
+
+	assert_int_equal(iso_engine_retune(&s.e, &lowered), 0);
+	sim_run(&s, 200 * MS, 10 * MS, 0);
+	assert_true(iso_engine_refractory(&s.e));
+	for (size_t i = 0; i < 3; i++)
+		assert_true(task[i].t.demoted);
+	/* and it stays so while refractory (demoted time is not counted: use
+	 * decays, below 36 % all return together) */
+	sim_run(&s, 5 * SEC, 10 * MS, 0);
+	for (size_t i = 0; i < 3; i++)
+		assert_int_equal(task[i].t.demoted, iso_engine_refractory(&s.e));
+}
+
+static void test_effective_limit(void **state)
+{
+	(void)state;
+	assert_int_equal(iso_effective_limit(0, 70), 70);
+	assert_int_equal(iso_effective_limit(60, 70), 60);
+	assert_int_equal(iso_effective_limit(70, 70), 70);
+	assert_int_equal(iso_effective_limit(80, 70), 70);
+	assert_int_equal(iso_effective_limit(100, 1), 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -550,6 +593,8 @@ int main(void)
 		cmocka_unit_test(test_schedule_rules),
 		cmocka_unit_test(test_schedule_keeps_decisions),
 		cmocka_unit_test(test_graceful_degradation),
+		cmocka_unit_test(test_own_limit_clamped_to_iso_cpu),
+		cmocka_unit_test(test_effective_limit),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

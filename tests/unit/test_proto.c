@@ -122,9 +122,67 @@ static void test_reply_roundtrip(void **state)
 	assert_int_equal(iso_proto_encode_reply(&in, buf, sizeof(buf)), -EINVAL);
 }
 
+/* Per-user shares: TUNE with or without its third field (an older isod
+ * knows the 8-byte body only), and USERS both ways. */
+static void test_user_shares(void **state)
+{
+	static unsigned char buf[ISO_PROTO_MAX_MSG];
+	static struct iso_user_info us[ISO_PROTO_PAGE], got[4];
+	struct iso_req in = { .type = ISO_MSG_TUNE, .seq = 2 }, out;
+	struct iso_reply rin = { .type = ISO_MSG_USERS | ISO_MSG_REPLY, .seq = 3 };
+	struct iso_reply rout = { .user_list = got, .user_cap = 4 };
+	int n;
+	(void)state;
+	in.u.tune.iso_cpu = 60;
+	n = iso_proto_encode_req(&in, buf, sizeof(buf));
+	assert_int_equal(n, ISO_PROTO_HDR_LEN + 8);
+	assert_int_equal(iso_proto_decode_req(buf, (size_t)n, &out), 0);
+	assert_false(out.u.tune.has_user_cpu);
+	in.u.tune.has_user_cpu = true;
+	in.u.tune.user_cpu = 50;
+	n = iso_proto_encode_req(&in, buf, sizeof(buf));
+	assert_int_equal(n, ISO_PROTO_HDR_LEN + 12);
+	assert_int_equal(iso_proto_decode_req(buf, (size_t)n, &out), 0);
+	assert_true(out.u.tune.has_user_cpu);
+	assert_int_equal(out.u.tune.user_cpu, 50);
+	assert_int_equal(out.u.tune.iso_cpu, 60);
+	for (int len = 0; len < n; len++)
+		if (len != ISO_PROTO_HDR_LEN + 8)
+			assert_true(iso_proto_decode_req(buf, (size_t)len, &out) < 0);
+
+	in = (struct iso_req){ .type = ISO_MSG_USERS, .seq = 4 };
+	in.u.users.offset = 9;
+	n = iso_proto_encode_req(&in, buf, sizeof(buf));
+	assert_int_equal(n, ISO_PROTO_HDR_LEN + 4);
+	assert_int_equal(iso_proto_decode_req(buf, (size_t)n, &out), 0);
+	assert_int_equal(out.u.users.offset, 9);
+
+	for (int i = 0; i < ISO_PROTO_PAGE; i++)
+		us[i] = (struct iso_user_info){ .uid = 100u + (uint32_t)i,
+						.usage_milli = 1000u * (uint32_t)i,
+						.flags = i == 2 ? ISO_USER_OVER : 0 };
+	rin.users = (struct iso_users_info){ .user_cpu = 50, .share_milli = 35000,
+					     .total = 300, .count = ISO_PROTO_PAGE };
+	rin.user_list = us;
+	n = iso_proto_encode_reply(&rin, buf, sizeof(buf));
+	assert_true(n > 0 && n <= ISO_PROTO_MAX_MSG);
+	assert_int_equal(iso_proto_decode_reply(buf, (size_t)n, &rout), 0);
+	assert_int_equal(rout.users.user_cpu, 50);
+	assert_int_equal(rout.users.share_milli, 35000);
+	assert_int_equal(rout.users.count, ISO_PROTO_PAGE);
+	assert_int_equal(got[2].uid, 102);
+	assert_int_equal(got[2].flags, ISO_USER_OVER);
+	assert_int_equal(got[3].usage_milli, 3000);
+	for (int len = 0; len < n; len++)
+		assert_true(iso_proto_decode_reply(buf, (size_t)len, &rout) < 0);
+	rin.users.count = ISO_PROTO_PAGE + 1;
+	assert_int_equal(iso_proto_encode_reply(&rin, buf, sizeof(buf)), -EINVAL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_user_shares),
 		cmocka_unit_test(test_request_roundtrip),
 		cmocka_unit_test(test_request_malformed),
 		cmocka_unit_test(test_reply_roundtrip),
