@@ -12,8 +12,8 @@
 #                           bounding set at exec, as under systemd)
 #   AmbientCapabilities=    setpriv --inh-caps/--ambient-caps
 #   NoNewPrivileges=        setpriv --no-new-privs
-#   LimitNOFILE=            prlimit --nofile=SOFT:HARD
-#   ProtectSystem=strict    a private mount namespace (unshare -m) in which
+#   LimitNOFILE=            setrlimit (unit_confine.py)
+#   ProtectSystem=strict    a private mount namespace (unit_confine.py) in which
 #                           every mount is read-only except the test's own
 #                           directories (socket, state file): they stand in
 #                           for RuntimeDirectory=/run/isosched
@@ -41,23 +41,36 @@
 UNIT_FILE=${UNIT_FILE:-$SRC_ROOT/packaging/isod.service}
 [ -r "$UNIT_FILE" ] || fail "confined run: cannot read $UNIT_FILE"
 
-# unit_value KEY: the effective value of KEY= in [Service], systemd's way
-# for list settings: assignments accumulate, an empty one resets.
-unit_value() {
-	awk -v key="$1" '
-		/^\[/ { sect = $0; next }
-		sect != "[Service]" || /^[ \t]*[#;]/ { next }
-		index($0, key "=") == 1 {
-			v = substr($0, length(key) + 2)
-			acc = (v == "") ? "" : (acc == "" ? v : acc " " v)
-		}
-		END { print acc }' "$UNIT_FILE"
-}
+# Every [Service] setting used below, parsed in one pass (one awk: this is
+# sourced by every test), systemd's way for list settings: assignments
+# accumulate, an empty one resets. Sets UNIT_<KEY> for each KEY.
+declare -A UNIT_SETTING=()
+while IFS='=' read -r key val; do
+	UNIT_SETTING[$key]=$val
+done < <(awk '
+	/^\[/ { sect = $0; next }
+	sect != "[Service]" || /^[ \t]*[#;]/ || !/=/ { next }
+	{
+		k = substr($0, 1, index($0, "=") - 1)
+		v = substr($0, index($0, "=") + 1)
+		acc[k] = (v == "") ? "" : (acc[k] == "" ? v : acc[k] " " v)
+	}
+	END { for (k in acc) print k "=" acc[k] }' "$UNIT_FILE")
+UNIT_CAPS=${UNIT_SETTING[CapabilityBoundingSet]:-}
+UNIT_AMBIENT=${UNIT_SETTING[AmbientCapabilities]:-}
+UNIT_NNP=${UNIT_SETTING[NoNewPrivileges]:-}
+UNIT_NOFILE=${UNIT_SETTING[LimitNOFILE]:-}
+UNIT_PROTECT_SYSTEM=${UNIT_SETTING[ProtectSystem]:-}
+UNIT_PROTECT_HOME=${UNIT_SETTING[ProtectHome]:-}
+[ -n "$UNIT_CAPS" ] || fail "confined run: no CapabilityBoundingSet= in $UNIT_FILE"
 
-# CAP_SYS_NICE CAP_IPC_LOCK -> +sys_nice,+ipc_lock (setpriv's spelling)
+# unit_caps_setpriv VAR "CAP_SYS_NICE CAP_IPC_LOCK": VAR=",+sys_nice,+ipc_lock"
+# (setpriv's spelling; no subshell)
 unit_caps_setpriv() {
-	local c out=
-	for c in $1; do
+	local -n out=$1
+	local c
+	out=
+	for c in $2; do
 		case $c in
 		~*) fail "confined run: inverted capability list ($c) not supported";;
 		CAP_*) ;;
@@ -66,72 +79,29 @@ unit_caps_setpriv() {
 		c=${c#CAP_}
 		out+=",+${c,,}"
 	done
-	echo "$out"
 }
-
-UNIT_CAPS=$(unit_value CapabilityBoundingSet)
-UNIT_AMBIENT=$(unit_value AmbientCapabilities)
-UNIT_NNP=$(unit_value NoNewPrivileges)
-UNIT_NOFILE=$(unit_value LimitNOFILE)
-UNIT_PROTECT_SYSTEM=$(unit_value ProtectSystem)
-UNIT_PROTECT_HOME=$(unit_value ProtectHome)
-[ -n "$UNIT_CAPS" ] || fail "confined run: no CapabilityBoundingSet= in $UNIT_FILE"
-
-unit_setpriv_args() {
-	local amb
-	amb=$(unit_caps_setpriv "$UNIT_AMBIENT")
-	echo "--bounding-set=-all$(unit_caps_setpriv "$UNIT_CAPS")"
-	echo "--inh-caps=-all$amb"
-	echo "--ambient-caps=-all$amb"
-	case $UNIT_NNP in yes|true|on|1) echo "--no-new-privs";; esac
-}
-
-# The mount namespace's set-up, run by bash inside `unshare -m` before it
-# execs setpriv: arguments are the writable directories, then "--", then
-# the command.
-UNIT_MOUNTS_SCRIPT='
-set -e
-rw=()
-while [ "$1" != -- ]; do rw+=("$1"); shift; done
-shift
-for w in "${rw[@]}"; do mount --bind "$w" "$w"; done
-if [ "$PROTECT_HOME" = yes ]; then
-	for h in /home /root /run/user; do
-		[ -d "$h" ] && mount -t tmpfs -o ro,mode=000,size=4k none "$h"
-	done
-fi
-if [ "$PROTECT_SYSTEM" = strict ]; then
-	mount --bind /proc/sys /proc/sys
-	while read -r _ _ _ _ mp _; do
-		mp=$(printf "%b" "${mp//\\/\\0}")
-		case $mp in
-		/proc|/proc/[0-9]*|/dev|/dev/*) continue;;
-		esac
-		skip=
-		for w in "${rw[@]}"; do [ "$mp" = "$w" ] && skip=1; done
-		[ -n "$skip" ] || mount -o remount,bind,ro "$mp" 2>/dev/null || true
-	done </proc/self/mountinfo
-fi
-exec "$@"
-'
+unit_caps_setpriv _bnd "$UNIT_CAPS"
+unit_caps_setpriv _amb "$UNIT_AMBIENT"
+UNIT_SETPRIV=(setpriv "--bounding-set=-all$_bnd" "--inh-caps=-all$_amb" "--ambient-caps=-all$_amb")
+case $UNIT_NNP in yes|true|on|1) UNIT_SETPRIV+=(--no-new-privs);; esac
+UNIT_SETPRIV+=(--)
+UNIT_ROOT_STEP=(/usr/bin/python3 "$SRC_ROOT/tests/integration/unit_confine.py"
+	--protect-system "$UNIT_PROTECT_SYSTEM" --protect-home "$UNIT_PROTECT_HOME")
+case $UNIT_NOFILE in
+'') ;;
+*:*) UNIT_ROOT_STEP+=(--nofile "$UNIT_NOFILE");;
+*) UNIT_ROOT_STEP+=(--nofile "$UNIT_NOFILE:$UNIT_NOFILE");;
+esac
 
 # unit_confine_cmd RWDIR...: sets UNIT_CONFINE, the command prefix that
-# runs a program confined as the unit (the program keeps its pid: every
-# step execs the next).
+# runs a program confined as the unit (the program keeps its pid:
+# unit_confine.py and setpriv exec the next step).
 UNIT_CONFINE=()
 unit_confine_cmd() {
-	local nofile=()
-	if [ -n "$UNIT_NOFILE" ]; then
-		case $UNIT_NOFILE in
-		*:*) nofile=(prlimit "--nofile=$UNIT_NOFILE" --);;
-		*) nofile=(prlimit "--nofile=$UNIT_NOFILE:$UNIT_NOFILE" --);;
-		esac
-	fi
-	mapfile -t _sp < <(unit_setpriv_args)
-	UNIT_CONFINE=("${nofile[@]}" env PROTECT_SYSTEM="$UNIT_PROTECT_SYSTEM"
-		PROTECT_HOME="$UNIT_PROTECT_HOME"
-		unshare -m --propagation private -- bash -c "$UNIT_MOUNTS_SCRIPT" unit-mounts
-		"$@" -- setpriv "${_sp[@]}" --)
+	local d
+	UNIT_CONFINE=("${UNIT_ROOT_STEP[@]}")
+	for d in "$@"; do UNIT_CONFINE+=(--rw "$d"); done
+	UNIT_CONFINE+=(-- "${UNIT_SETPRIV[@]}")
 }
 
 # The capability numbers of linux/capability.h, in order (for the mask
@@ -144,7 +114,7 @@ UNIT_CAP_NAMES=(chown dac_override dac_read_search fowner fsetid kill setgid
 	mac_override mac_admin syslog wake_alarm block_suspend audit_read
 	perfmon bpf checkpoint_restore)
 
-# The unit's bounding set as the hex mask of /proc/PID/status.
+# UNIT_CAP_MASK: the unit's bounding set as the hex mask of /proc/PID/status.
 unit_cap_mask() {
 	local c n mask=0 name
 	for c in $UNIT_CAPS; do
@@ -156,30 +126,38 @@ unit_cap_mask() {
 		[ "${UNIT_CAP_NAMES[$n]}" = "$name" ] || fail "confined run: unknown capability $c"
 		mask=$((mask | (1 << n)))
 	done
-	printf '%016x\n' "$mask"
+	printf -v UNIT_CAP_MASK '%016x' "$mask"
 }
+unit_cap_mask
 
-# unit_confine_check PID: is it confined as the unit says?
+# unit_confine_check PID: is it confined as the unit says? (few forks: it
+# runs at every start_isod)
 unit_confine_check() {
-	local st want lim
-	st=$(cat "/proc/$1/status") || fail "confined run: isod $1 is gone"
-	want=$(unit_cap_mask)
-	echo "$st" | grep -q "^CapBnd:[[:space:]]*$want$" ||
-		fail "confined run: isod's bounding set $(echo "$st" | awk '/^CapBnd/{print $2}'), want $want"
-	echo "$st" | grep -q "^CapEff:[[:space:]]*$want$" ||
-		fail "confined run: isod's effective set $(echo "$st" | awk '/^CapEff/{print $2}'), want $want"
-	echo "$st" | grep -q '^CapAmb:[[:space:]]*0*$' || fail "confined run: isod has ambient capabilities"
-	case $UNIT_NNP in
-	yes|true|on|1) echo "$st" | grep -q '^NoNewPrivs:[[:space:]]*1$' ||
-		fail "confined run: isod lacks no_new_privs";;
-	esac
+	local pid=$1 st lim want line field val mnt
+	st=$(<"/proc/$pid/status") || fail "confined run: isod $pid is gone"
+	want=$UNIT_CAP_MASK
+	while IFS=$' \t' read -r field val _; do
+		case $field in
+		CapBnd:|CapEff:) [ "$val" = "$want" ] ||
+			fail "confined run: isod's $field $val, want $want";;
+		CapAmb:) [ "$val" = 0000000000000000 ] || fail "confined run: isod has ambient capabilities $val";;
+		NoNewPrivs:) case $UNIT_NNP in
+			yes|true|on|1) [ "$val" = 1 ] || fail "confined run: isod lacks no_new_privs";;
+			esac;;
+		esac
+	done <<<"$st"
 	if [ -n "$UNIT_NOFILE" ]; then
-		lim=$(awk '/^Max open files/{print $5}' "/proc/$1/limits")
-		[ "$lim" = "${UNIT_NOFILE##*:}" ] ||
-			fail "confined run: isod's hard RLIMIT_NOFILE $lim, want ${UNIT_NOFILE##*:}"
+		while read -r line; do
+			case $line in
+			"Max open files"*) read -r _ _ _ _ lim _ <<<"$line";;
+			esac
+		done <"/proc/$pid/limits"
+		[ "${lim:-}" = "${UNIT_NOFILE##*:}" ] ||
+			fail "confined run: isod's hard RLIMIT_NOFILE ${lim:-?}, want ${UNIT_NOFILE##*:}"
 	fi
 	if [ "$UNIT_PROTECT_SYSTEM" = strict ]; then
-		[ "$(readlink "/proc/$1/ns/mnt")" != "$(readlink /proc/self/ns/mnt)" ] ||
+		mnt=$(readlink "/proc/$pid/ns/mnt")
+		[ "$mnt" != "$(readlink /proc/self/ns/mnt)" ] ||
 			fail "confined run: isod is not in its own mount namespace"
 	fi
 }
