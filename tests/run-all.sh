@@ -59,7 +59,9 @@ if step "gcc build (-Werror)" meson setup "$out/gcc" -Dwerror=true -Dtests=enabl
 	# tests/integration/unit_confine.sh): the daemon suite and the
 	# hardening tests of suite 'confined' (every abuse and fault test but
 	# fault_churn; scale and soak would add minutes without exercising
-	# anything the confinement changes). About 3 minutes.
+	# anything the confinement changes). About 4 minutes: the daemon suite
+	# ~80 s, those hardening tests ~160 s (the whole hardening suite with
+	# scale, soak and fault_churn would add as much again).
 	mtest "daemon + hardening tests, isod confined as the unit (gcc)" "$out/gcc" \
 		--setup unit --suite confined
 fi
