@@ -54,6 +54,16 @@ mkdir -p "$out"
 if step "gcc build (-Werror)" meson setup "$out/gcc" -Dwerror=true -Dtests=enabled &&
    step "gcc compile" ninja -C "$out/gcc"; then
 	mtest "unit + integration tests (gcc)" "$out/gcc" --num-processes 2
+	# Again with isod confined as packaging/isod.service confines it
+	# (capabilities, no_new_privs, LimitNOFILE, read-only file system:
+	# tests/integration/unit_confine.sh): the daemon suite and the
+	# hardening tests of suite 'confined' (every abuse and fault test but
+	# fault_churn; scale and soak would add minutes without exercising
+	# anything the confinement changes). About 4 minutes: the daemon suite
+	# ~80 s, those hardening tests ~160 s (the whole hardening suite with
+	# scale, soak and fault_churn would add as much again).
+	mtest "daemon + hardening tests, isod confined as the unit (gcc)" "$out/gcc" \
+		--setup unit --suite confined
 fi
 
 if step "clang build (-Werror)" env CC=clang meson setup "$out/clang" -Dwerror=true -Dtests=enabled; then

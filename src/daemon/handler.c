@@ -199,6 +199,14 @@ static void do_get(struct isod *d, const struct peer *p, const struct iso_req *r
 	struct tracked *e;
 	pid_t tid;
 
+	/* like SET: a user the administrator left out of allow_users /
+	 * allow_groups learns nothing about threads, and cannot make isod map
+	 * thread ids from a PID namespace for it */
+	if (!peer_allowed(d, p)) {
+		refuse(rep, -EPERM, "user %u is not allowed ISO scheduling (allow_users/allow_groups)",
+		       (unsigned)p->uid);
+		return;
+	}
 	if (resolve(d, p, req->u.get.pid, req->u.get.tid, &tid, &st, rep) < 0)
 		return;
 	pthread_mutex_lock(&d->lock);

@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -299,36 +300,105 @@ static int tid_matches(const char *proc, pid_t tid, size_t level, pid_t ns_tid)
 	return st.n_nspid == level + 1 && st.nspid[level] == ns_tid;
 }
 
-static int scan_tasks(const char *proc, pid_t pid, size_t level, pid_t ns_tid,
-		      pid_t *tid)
+/* A client in a PID namespace names threads as it sees them; isod finds
+ * them among the processes of the client's namespace only, never by
+ * scanning the machine (the server thread also runs the watchdog): the
+ * client's own process first, then the process tree of the namespace —
+ * from the client's highest ancestor in the namespace (its init, usually)
+ * down through /proc/PID/task/TID/children — at most MAP_MAX_PROCS
+ * processes. A process that joined the namespace from outside (setns, as
+ * nsenter or a container's exec do) is not in that tree, and cannot be
+ * named by others, only by itself. */
+#define MAP_MAX_PROCS 1024
+#define MAP_MAX_DEPTH 64
+
+struct ns_walk {
+	const char *proc;
+	size_t level;  /* the client's namespace: index into NSpid */
+	pid_t ns_tid;  /* the thread wanted, as the client sees it */
+	pid_t queue[MAP_MAX_PROCS];
+	size_t n;      /* processes queued so far */
+};
+
+/* Append the pids in a children file to the walk's queue. */
+static void queue_children(struct ns_walk *w, const char *path)
+{
+	char buf[4096], *p, *end;
+	int r = read_file(path, buf, sizeof(buf));
+
+	if (r < 0)
+		return;
+	for (p = buf; w->n < MAP_MAX_PROCS; p = end) {
+		long c = strtol(p, &end, 10);
+		if (end == p)
+			break;
+		if (c > 0)
+			w->queue[w->n++] = (pid_t)c;
+	}
+}
+
+/* Is ns_tid a thread of process pid? Queues pid's children on the way if
+ * asked to. */
+static int scan_tasks(struct ns_walk *w, pid_t pid, bool children, pid_t *tid)
 {
 	char path[128];
 	struct dirent *de;
 	DIR *d;
 	int found = 0;
 
-	snprintf(path, sizeof(path), "%s/%d/task", proc, (int)pid);
+	snprintf(path, sizeof(path), "%s/%d/task", w->proc, (int)pid);
 	d = opendir(path);
 	if (!d)
 		return 0;
 	while (!found && (de = readdir(d))) {
 		long t = strtol(de->d_name, NULL, 10);
-		if (t > 0 && tid_matches(proc, (pid_t)t, level, ns_tid)) {
+		if (t <= 0)
+			continue;
+		if (tid_matches(w->proc, (pid_t)t, w->level, w->ns_tid)) {
 			*tid = (pid_t)t;
 			found = 1;
+		} else if (children) {
+			snprintf(path, sizeof(path), "%s/%d/task/%ld/children", w->proc, (int)pid, t);
+			queue_children(w, path);
 		}
 	}
 	closedir(d);
 	return found;
 }
 
+/* The parent of process pid (0 if unknown). */
+static pid_t parent_of(const char *proc, pid_t pid)
+{
+	char path[128], buf[2048];
+	const char *f;
+
+	snprintf(path, sizeof(path), "%s/%d/status", proc, (int)pid);
+	if (read_file(path, buf, sizeof(buf)) < 0)
+		return 0;
+	f = field(buf, "PPid:");
+	return f ? (pid_t)strtol(f, NULL, 10) : 0;
+}
+
+/* The client's highest ancestor still in its namespace (ns inode ns). */
+static pid_t ns_top(const char *proc, pid_t pid, ino_t ns)
+{
+	for (int depth = 0; depth < MAP_MAX_DEPTH; depth++) {
+		pid_t pp = parent_of(proc, pid);
+		ino_t ino;
+
+		if (pp <= 0 || ns_inode(proc, pp, &ino) < 0 || ino != ns)
+			break;
+		pid = pp;
+	}
+	return pid;
+}
+
 int map_client_tid(const char *proc, pid_t client_pid, pid_t ns_tid, pid_t *tid)
 {
+	static struct ns_walk w; /* 4 KiB: not on the server thread's stack;
+				  * only the server thread maps */
 	struct thread_status cst;
 	ino_t own = 0, theirs = 0;
-	struct dirent *de;
-	DIR *d;
-	size_t level;
 	int r;
 
 	if (ns_tid <= 0)
@@ -348,25 +418,16 @@ int map_client_tid(const char *proc, pid_t client_pid, pid_t ns_tid, pid_t *tid)
 		return r;
 	if (cst.n_nspid < 2)
 		return -ESRCH;
-	level = cst.n_nspid - 1;
-	/* Fast path: one of the client's own threads. */
-	if (scan_tasks(proc, client_pid, level, ns_tid, tid))
+	w.proc = proc;
+	w.level = cst.n_nspid - 1;
+	w.ns_tid = ns_tid;
+	w.n = 0;
+	/* the client's own threads first: the common case, and the cheapest */
+	if (scan_tasks(&w, client_pid, false, tid))
 		return 0;
-	d = opendir(proc);
-	if (!d)
-		return -errno;
-	r = -ESRCH;
-	while ((de = readdir(d))) {
-		long p = strtol(de->d_name, NULL, 10);
-		ino_t ino;
-
-		if (p <= 0 || ns_inode(proc, (pid_t)p, &ino) < 0 || ino != theirs)
-			continue;
-		if (scan_tasks(proc, (pid_t)p, level, ns_tid, tid)) {
-			r = 0;
-			break;
-		}
-	}
-	closedir(d);
-	return r;
+	w.queue[w.n++] = ns_top(proc, client_pid, theirs);
+	for (size_t i = 0; i < w.n; i++)
+		if (w.queue[i] != client_pid && scan_tasks(&w, w.queue[i], true, tid))
+			return 0;
+	return -ESRCH;
 }

@@ -22,6 +22,29 @@
 #include "ratelimit.h"
 #include "statefile.h"
 
+/* Fairness between users: what one user does must not delay another
+ * user's request by more than a few loop rounds, so a round is bounded.
+ * - LISTEN_BACKLOG: the kernel queues connections in arrival order, before
+ *   isod can tell whose they are; a short queue (a connect() beyond it
+ *   blocks in the kernel, and every waiter is woken as room is made) keeps
+ *   a flooder from putting thousands of connections ahead of another
+ *   user's. Each round accepts until the queue is empty, at most
+ *   ACCEPT_PER_ROUND (the queue's length: a flood that refills it as fast
+ *   as isod drains it cannot keep isod accepting forever).
+ * - SERVE_PER_UID: requests served per uid per round. A user's further
+ *   ready connections wait for the next round; epoll is level-triggered
+ *   and puts a reported connection at the back of its ready list, so the
+ *   other users' connections come first. */
+#define LISTEN_BACKLOG 64
+#define ACCEPT_PER_ROUND LISTEN_BACKLOG
+#define SERVE_PER_UID 8
+
+/* How many of something one uid has (connections, requests this round). */
+struct uid_count {
+	uid_t uid;
+	unsigned n;
+};
+
 static int mkdir_parent(const char *path)
 {
 	char dir[108], *slash;
@@ -59,7 +82,7 @@ int server_listen(const char *path)
 	/* Anyone may connect; who may do what is decided per request from
 	 * SO_PEERCRED (and allow_users/allow_groups). */
 	(void)chmod(path, 0666);
-	if (listen(fd, SOMAXCONN) < 0) {
+	if (listen(fd, LISTEN_BACKLOG) < 0) {
 		r = -errno;
 		close(fd);
 		return r;
@@ -70,6 +93,7 @@ int server_listen(const char *path)
 /* A successful SET's reply waits until the state file records the grant
  * (written once per loop round for all of them: group commit). */
 #define HELD_MAX 512
+
 
 struct conn {
 	int fd;
@@ -175,28 +199,62 @@ static void peer_from_cred(struct isod *d, int fd, const struct ucred *cred, str
 
 /* The slot for a new connection: a free one, else one taken from the user
  * holding the most connections (their oldest), so that a user hoarding
- * connections loses its own, not other users'. */
+ * connections loses its own, not other users'. Called for every accept of
+ * a connection storm: one pass to count per uid (few distinct uids), one
+ * to find the oldest of the top holder. */
 static size_t pick_slot(const struct conn *conns)
 {
-	size_t victim = 0, most = 0;
+	struct uid_count held[SERVER_MAX_CONN];
+	size_t nuids = 0, top = 0, victim = SERVER_MAX_CONN;
 
 	for (size_t i = 0; i < SERVER_MAX_CONN; i++) {
-		size_t same = 0;
+		size_t u = 0;
 
 		if (conns[i].fd < 0)
 			return i;
-		for (size_t j = 0; j < SERVER_MAX_CONN; j++)
-			same += conns[j].peer.uid == conns[i].peer.uid;
-		if (same > most || (same == most && conns[i].born < conns[victim].born)) {
-			most = same;
-			victim = i;
-		}
+		while (u < nuids && held[u].uid != conns[i].peer.uid)
+			u++;
+		if (u == nuids)
+			held[nuids++] = (struct uid_count){ conns[i].peer.uid, 0 };
+		if (++held[u].n > held[top].n)
+			top = u;
 	}
+	for (size_t i = 0; i < SERVER_MAX_CONN; i++)
+		if (conns[i].peer.uid == held[top].uid &&
+		    (victim == SERVER_MAX_CONN || conns[i].born < conns[victim].born))
+			victim = i;
 	return victim;
 }
 
-static void accept_one(struct isod *d, int ep, int lfd, struct conn *conns,
-		       uint64_t *clock, struct ratelimit *rl, int *reserve)
+/* Requests served per uid in this round (SERVE_PER_UID). */
+struct round_turns {
+	size_t n;
+	struct uid_count u[SERVER_MAX_CONN];
+};
+
+/* May uid's connection be served in this round? Counts the turn if so. */
+static bool take_turn(struct round_turns *t, uid_t uid)
+{
+	size_t i = 0;
+
+	while (i < t->n && t->u[i].uid != uid)
+		i++;
+	if (i == t->n) {
+		if (t->n == SERVER_MAX_CONN)
+			return true; /* cannot happen: one connection per slot */
+		t->u[t->n++] = (struct uid_count){ uid, 0 };
+	}
+	if (t->u[i].n >= SERVE_PER_UID)
+		return false;
+	t->u[i].n++;
+	return true;
+}
+
+/* Accept one pending connection: false once there is none (or accept
+ * fails), true to try the next. */
+static bool accept_one(struct isod *d, int ep, int lfd, struct conn *conns,
+		       uint64_t *clock, struct ratelimit *rl, int *reserve,
+		       struct round_turns *turns)
 {
 	struct ucred cred;
 	socklen_t len = sizeof(cred);
@@ -215,13 +273,13 @@ static void accept_one(struct isod *d, int ep, int lfd, struct conn *conns,
 			close(fd);
 		*reserve = open("/dev/null", O_RDONLY | O_CLOEXEC);
 		log_warning("out of file descriptors: refused a connection");
-		return;
+		return fd >= 0;
 	}
 	if (fd < 0)
-		return;
+		return false;
 	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0) {
 		close(fd);
-		return;
+		return true;
 	}
 	slot = pick_slot(conns);
 	if (conns[slot].fd >= 0) {
@@ -240,6 +298,11 @@ static void accept_one(struct isod *d, int ep, int lfd, struct conn *conns,
 	conns[slot].born = ++*clock;
 	ev.data.u64 = slot;
 	epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev);
+	/* a client sends its request right after connect(): serve it now, in
+	 * its user's turn, rather than a round later */
+	if (take_turn(turns, conns[slot].peer.uid))
+		serve_one(d, ep, &conns[slot], rl);
+	return true;
 }
 
 static int64_t monotonic_ns(void)
@@ -286,17 +349,17 @@ static void serve_one(struct isod *d, int ep, struct conn *c, struct ratelimit *
 	len = iso_proto_encode_reply(&rep, buf, sizeof(buf));
 	if (len < 0) {
 		drop(ep, c);
-	} else if (atomic_load(&d->state_dirty) && (size_t)len <= HELD_MAX) {
-		/* it may be a grant: answer once it is recorded (sync_state) */
+	} else if (r == 0 && req.type == ISO_MSG_SET && (size_t)len <= HELD_MAX) {
+		/* a change of the state file (a grant, a release): answer once
+		 * it is recorded (sync_state, at the end of the round). Every
+		 * other reply goes out at once: no user's request waits for the
+		 * disk because of another's grants. */
 		memcpy(c->held, buf, (size_t)len);
 		c->held_len = (size_t)len;
-		c->held_grant = r == 0 && req.type == ISO_MSG_SET && rep.err == 0 &&
-				req.u.set.policy != ISO_POLICY_NORMAL;
+		c->held_grant = rep.err == 0 && req.u.set.policy != ISO_POLICY_NORMAL;
 		c->held_type = rep.type;
 		c->held_seq = rep.seq;
 	} else {
-		if (atomic_load(&d->state_dirty))
-			sync_state(d);
 		send_reply(ep, c, buf, (size_t)len);
 	}
 }
@@ -306,7 +369,8 @@ int server_run(struct isod *d, int lfd, int sigfd, int forkfd,
 {
 	static struct conn conns[SERVER_MAX_CONN];
 	static struct ratelimit rl;
-	struct epoll_event ev = { .events = EPOLLIN }, evs[64];
+	static struct round_turns turns;
+	struct epoll_event ev = { .events = EPOLLIN }, evs[SERVER_MAX_CONN + 3];
 	uint64_t clock = 0;
 	int ep = epoll_create1(EPOLL_CLOEXEC);
 	int reserve = open("/dev/null", O_RDONLY | O_CLOEXEC);
@@ -325,13 +389,16 @@ int server_run(struct isod *d, int lfd, int sigfd, int forkfd,
 		epoll_ctl(ep, EPOLL_CTL_ADD, forkfd, &ev);
 	}
 	while (!atomic_load(&d->stop)) {
-		int n = epoll_wait(ep, evs, 64, 100);
-		bool recorded;
+		/* every ready connection in one round (plus the listening socket,
+		 * signals and forks), so that no user's waits behind another's */
+		int n = epoll_wait(ep, evs, SERVER_MAX_CONN + 3, 100);
+		bool recorded, accepting = false;
 
+		turns.n = 0;
 		for (int i = 0; i < n; i++) {
 			uint64_t k = evs[i].data.u64;
 			if (k == UINT64_MAX) {
-				accept_one(d, ep, lfd, conns, &clock, &rl, &reserve);
+				accepting = true; /* after this round's requests */
 			} else if (k == UINT64_MAX - 1) {
 				struct signalfd_siginfo si;
 				if (read(sigfd, &si, sizeof(si)) == sizeof(si)) {
@@ -347,10 +414,13 @@ int server_run(struct isod *d, int lfd, int sigfd, int forkfd,
 			} else if (k < SERVER_MAX_CONN && conns[k].fd >= 0) {
 				if (evs[i].events & (EPOLLHUP | EPOLLERR) && !(evs[i].events & EPOLLIN))
 					drop(ep, &conns[k]);
-				else if (!conns[k].held_len) /* else: next round, in order */
+				else if (!conns[k].held_len && /* else: next round, in order */
+					 take_turn(&turns, conns[k].peer.uid))
 					serve_one(d, ep, &conns[k], &rl);
 			}
 		}
+		for (int a = 0; accepting && a < ACCEPT_PER_ROUND; a++)
+			accepting = accept_one(d, ep, lfd, conns, &clock, &rl, &reserve, &turns);
 		tick(d);
 		recorded = sync_state(d);
 		for (size_t i = 0; i < SERVER_MAX_CONN; i++)

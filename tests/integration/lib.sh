@@ -53,12 +53,22 @@ write_config() {
 # looks at every thread of the machine in the band, so it would demote the
 # threads of other tests' isods running in parallel: off unless a test asks
 # for it (with its own band).
+# With ISOSCHED_TEST_CONFINED=unit (meson test --setup unit), isod runs
+# confined as packaging/isod.service confines it (unit_confine.sh).
 start_isod() {
-	"$ISOD" --socket "$ISOSCHED_SOCKET" --state-file "$ISO_TMP/isod.state" \
+	local confine=()
+	if [ "${ISOSCHED_TEST_CONFINED:-}" = unit ]; then
+		declare -F unit_confine_cmd >/dev/null ||
+			source "$SRC_ROOT/tests/integration/unit_confine.sh"
+		unit_confine_cmd "$ISO_TMP" ${STATE_DIR:+"$STATE_DIR"}
+		confine=("${UNIT_CONFINE[@]}")
+	fi
+	"${confine[@]}" "$ISOD" --socket "$ISOSCHED_SOCKET" --state-file "$ISO_TMP/isod.state" \
 		--log-level debug --sweep-orphans no "$@" >>"$ISO_TMP/isod.log" 2>&1 &
 	ISOD_PID=$!
 	for _ in $(seq 1 100); do
 		if "$ISOCTL" status >/dev/null 2>&1; then
+			[ ${#confine[@]} -eq 0 ] || unit_confine_check "$ISOD_PID"
 			return 0
 		fi
 		kill -0 "$ISOD_PID" 2>/dev/null || break

@@ -18,6 +18,12 @@ need_root
 use_tmpfs_state
 hard=$(ulimit -Hn)
 [ "$hard" = unlimited ] && hard=1048576
+# Confined as the unit (unit_confine.sh): the hard limit is the unit's
+# LimitNOFILE (isod may not raise it: no CAP_SYS_RESOURCE).
+if [ "${ISOSCHED_TEST_CONFINED:-}" = unit ]; then
+	source "$SRC_ROOT/tests/integration/unit_confine.sh"
+	hard=${UNIT_NOFILE##*:}
+fi
 [ "$hard" -gt 1024 ] || skip "hard RLIMIT_NOFILE $hard: cannot model the 1024 soft limit"
 ISOD_REAL=$ISOD
 ISOD=$ISO_TMP/isod-nofile

@@ -29,29 +29,63 @@ wait_lines() {
 	return 1
 }
 
-# Best of three `isoctl status` round trips (as root: never rate limited),
-# in milliseconds.
-status_best_ms() {
-	local best=999999 t0 t1 i
-	for i in 1 2 3; do
-		t0=$(date +%s%N)
-		if "$ISOCTL" status >/dev/null 2>&1; then
-			t1=$(date +%s%N)
-			t1=$(((t1 - t0) / 1000000))
-			[ "$t1" -lt "$best" ] && best=$t1
-		fi
-	done
-	echo "$best"
+# status_times [PREFIX...]: SERVING_TRIES (20) STATUS round trips to isod
+# (connect, request, reply, close, as `isoctl status` does), run through
+# PREFIX (e.g. "${AS_DAEMON[@]}"), one line each: the time in ms, or
+# "fail ...". Timed inside one client process (status_rtt.py), so that
+# process start-up on a loaded machine is not counted as isod's delay.
+SERVING_TRIES=20
+status_times() {
+	"$@" /usr/bin/python3 "$SRC_ROOT/tests/integration/hardening/status_rtt.py" \
+		"$ISOSCHED_SOCKET" "$SERVING_TRIES" 2>&1 || echo "fail client_exited"
 }
 
-# assert_serving LABEL: isod alive and answering status within 100 ms
-# (best of 3, so one hiccup of a noisy machine does not count).
+# summary of status_times' lines: "min/median/max ms (N tries)"
+times_summary() {
+	grep -v '^fail' | sort -n |
+		awk '{v[NR] = $1} END {printf "%s/%s/%s ms (%d tries)", v[1], v[int((NR + 1) / 2)], v[NR], NR}'
+}
+
+# The worst of status_times' lines, rounded up to a whole ms (999999 if
+# one failed).
+times_worst() {
+	awk '$1 == "fail" {w = 999999} $1 != "fail" && $1 > w {w = $1}
+		END {printf "%d\n", (w == int(w)) ? w : int(w) + 1}'
+}
+
+# The median of status_times' lines (999999 if one failed).
+times_median() {
+	awk '$1 == "fail" {f = 1} $1 != "fail" {print $1} END {if (f) print 999999}' |
+		sort -n | awk '{v[NR] = $1} END {printf "%d\n", v[int((NR + 1) / 2)] + 0.999}'
+}
+
+# assert_serving LABEL: isod alive, and 20 status round trips of root AND
+# of another user (daemon) all answered, the worst within 150 ms and the
+# median within 20 ms: what one user does must not delay the others. The
+# worst-case bound only catches "hundreds of ms" (before issue 11 a
+# connection flood gave a median of 225 ms, a worst of 800-1300 ms): this
+# machine is shared, and spikes of 70-90 ms hit an idle isod too (other
+# tests' RT spinners); the median catches a systematic delay that such
+# spikes cannot explain. The distribution is logged.
+SERVING_WORST_MS=150
+SERVING_MEDIAN_MS=20
 assert_serving() {
-	local ms
+	local who times worst median
 	kill -0 "$ISOD_PID" 2>/dev/null || fail "$1: isod died"
-	ms=$(status_best_ms)
-	log "$1: isoctl status answered in $ms ms (best of 3)"
-	[ "$ms" -lt 100 ] || fail "$1: isoctl status took $ms ms (best of 3), want < 100"
+	for who in root daemon; do
+		if [ $who = root ]; then
+			times=$(status_times)
+		else
+			times=$(status_times "${AS_DAEMON[@]}")
+		fi
+		worst=$(echo "$times" | times_worst)
+		median=$(echo "$times" | times_median)
+		log "$1: $who's status round trips: min/median/max $(echo "$times" | times_summary)"
+		[ "$worst" -le "$SERVING_WORST_MS" ] ||
+			fail "$1: $who's status round trip took $worst ms (worst of $SERVING_TRIES; 999999: failed: $(echo "$times" | grep -m1 fail)), want <= $SERVING_WORST_MS"
+		[ "$median" -le "$SERVING_MEDIAN_MS" ] ||
+			fail "$1: $who's status round trips took $median ms (median of $SERVING_TRIES), want <= $SERVING_MEDIAN_MS"
+	done
 }
 
 isod_fds() { ls "/proc/$ISOD_PID/fd" 2>/dev/null | wc -l; }
