@@ -10,7 +10,9 @@ n=$(nproc)
 [ "$n" -ge 2 ] || skip "needs 2 CPUs (one spinner must use less than its own limit)"
 share=$((100 / n))               # one spinner's use, percent of all CPUs
 low=$((share * 6 / 10))          # a budget it exceeds
-start_isod --iso-cpu 90 --iso-period 1
+# the budget's rule alone: the burst guard and the stall cap (rules 18,
+# 19) would demote the spinner first, whatever its limit
+start_isod --iso-cpu 90 --iso-period 1 --burst-ms 0 --stall-ms 0
 out=$ISO_TMP/spin.out
 as_nobody "$SPIN" --threads 1 --seconds 30 --iso rr --prio 10 --limit 80 >"$out" 2>&1 &
 ISO_CHILDREN+=($!)

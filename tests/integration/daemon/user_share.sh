@@ -27,7 +27,9 @@ policy_now() {
 # Sets RUN_AWAY_DEMOTED, POLITE_DEMOTED (how often seen SCHED_OTHER),
 # SAMPLES, REFRACTORY (seen in status).
 run_case() {
-	start_isod --iso-cpu 40 --user-cpu "$1" --iso-period 2 $( "$ISOD" --help | grep -q rate-limit && echo --rate-limit 0)
+	# the share rule alone: the burst guard (rule 18) would hold the
+	# runaway whatever the shares say
+	start_isod --iso-cpu 40 --user-cpu "$1" --iso-period 2 --burst-ms 0 --stall-ms 0 $( "$ISOD" --help | grep -q rate-limit && echo --rate-limit 0)
 	as_nobody "$SPIN" --threads "$n" --seconds 25 --iso fifo --prio 20 >"$ISO_TMP/run.out" 2>&1 &
 	ISO_CHILDREN+=($!); runaway=$!
 	setpriv --reuid=daemon --regid=daemon --clear-groups -- \
