@@ -17,6 +17,7 @@
 #                               beside the repository)
 #   ISOSCHED_KERNEL61_TIMEOUT   bound on the whole QEMU run in seconds (default 1080)
 #   ISOSCHED_KERNEL61_MULTIPLIER  meson --timeout-multiplier in the guest (default 3)
+#   ISOSCHED_KERNEL61_ACCEL     QEMU -accel (default tcg,thread=single; never kvm here)
 #   ISOSCHED_KERNEL61_SUITES    suites to run (default: daemon, and escape if present)
 #   ISOSCHED_KERNEL61_CONSOLE   also copy the guest's console log to this file
 set -uo pipefail
@@ -26,6 +27,7 @@ build=$(cd "${1:?usage: run.sh BUILDDIR}" && pwd) || exit 1
 kernel=${ISOSCHED_KERNEL61:-$(realpath -m "$repo/../shared/kernels/bzImage-6.1-debian")}
 limit=${ISOSCHED_KERNEL61_TIMEOUT:-1080}
 multiplier=${ISOSCHED_KERNEL61_MULTIPLIER:-3}
+accel=${ISOSCHED_KERNEL61_ACCEL:-tcg,thread=single}
 
 skip() { echo "kernel61 tests SKIPPED: $*"; exit 77; }
 command -v qemu-system-x86_64 >/dev/null || skip "qemu-system-x86_64 not installed (scripts/install-deps.sh --scx)"
@@ -102,12 +104,14 @@ virtfs build "$build" rw
 	echo "K61_EXTRA_SHARES=$(quote "${extra# }")"
 } >"$work/out/env"
 
-echo "kernel61: $kernel, suites: $suites (not timing), timeout multiplier $multiplier, bound ${limit}s"
+echo "kernel61: $kernel, -accel $accel, suites: $suites (not timing), timeout multiplier $multiplier, bound ${limit}s"
 t0=$(date +%s)
 # TCG only: KVM hangs on these machines (nested). thread=single (one host
-# thread for both vCPUs), as tests/scx/run.sh: with one host thread per
-# vCPU a kernel once died of a stale int3 while static keys were patched.
-timeout -k 10 "$limit" qemu-system-x86_64 -accel tcg,thread=single -smp 2 -m 2G \
+# thread for both vCPUs) by default, as tests/scx/run.sh: with one host
+# thread per vCPU a kernel once died of a stale int3 while static keys
+# were patched. Not -icount (a guest clock that follows the instructions
+# run, whatever the host's load): the second vCPU never comes up with it.
+timeout -k 10 "$limit" qemu-system-x86_64 -accel "$accel" -smp 2 -m 2G \
 	-nographic -no-reboot -kernel "$kernel" -initrd "$work/initrd.gz" \
 	-append "console=ttyS0 panic=-1 quiet" "${shares[@]}" \
 	</dev/null >"$work/console.log" 2>&1
