@@ -18,6 +18,7 @@
 #   ISOSCHED_KERNEL61_TIMEOUT   bound on the whole QEMU run in seconds (default 1080)
 #   ISOSCHED_KERNEL61_MULTIPLIER  meson --timeout-multiplier in the guest (default 3)
 #   ISOSCHED_KERNEL61_ACCEL     QEMU -accel (default tcg,thread=single; never kvm here)
+#   ISOSCHED_KERNEL61_APPEND    more kernel parameters (e.g. tsc=reliable)
 #   ISOSCHED_KERNEL61_SUITES    suites to run (default: daemon, and escape if present)
 #   ISOSCHED_KERNEL61_CONSOLE   also copy the guest's console log to this file
 set -uo pipefail
@@ -113,7 +114,7 @@ t0=$(date +%s)
 # run, whatever the host's load): the second vCPU never comes up with it.
 timeout -k 10 "$limit" qemu-system-x86_64 -accel "$accel" -smp 2 -m 2G \
 	-nographic -no-reboot -kernel "$kernel" -initrd "$work/initrd.gz" \
-	-append "console=ttyS0 panic=-1 quiet" "${shares[@]}" \
+	-append "console=ttyS0 panic=-1 quiet ${ISOSCHED_KERNEL61_APPEND:-}" "${shares[@]}" \
 	</dev/null >"$work/console.log" 2>&1
 qrc=$?
 t1=$(date +%s)
