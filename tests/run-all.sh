@@ -115,6 +115,25 @@ if step "fuzz build (clang, libFuzzer)" env CC=clang meson setup "$out/fuzz" -Df
 	done
 fi
 
+# Debian 12's kernel series (6.1: no PIDFD_THREAD, no sched_ext, no fair
+# server) under QEMU (TCG): the daemon suite, and the escape suite if the
+# build has one, on the gcc build (tests/kernel61/run.sh; docs/kernel61.md).
+# Skips, counting nothing, where qemu, busybox or the kernel is missing.
+if [ -x "$out/gcc/src/daemon/isod" ]; then
+	echo "=== daemon suite on the 6.1 kernel under QEMU"
+	log=$(mktemp)
+	bash tests/kernel61/run.sh "$out/gcc" 2>&1 | tee "$log"
+	rc=${PIPESTATUS[0]}
+	if [ "$rc" != 77 ]; then # 77: run.sh printed why it skipped
+		count "$log"
+		# a guest that did not finish has no meson summary: one failure
+		if [ "$rc" != 0 ] && ! grep -qE '^(Fail|Timeout): +[1-9]' "$log"; then
+			failed=$((failed + 1))
+		fi
+	fi
+	rm -f "$log"
+fi
+
 # sched_ext backend (docs/scx.md): build scx_iso against the Debian
 # linux-source-6.12 tree (deps cached outside $out: ~30 s the first time)
 # and run its tests and isod's on it in the test kernel under QEMU (TCG).
