@@ -15,7 +15,8 @@ apt-get update -qq
 apt-get install -y -qq --no-install-recommends \
 	meson ninja-build gcc clang libclang-rt-dev pkg-config \
 	libcmocka-dev libinih-dev \
-	util-linux procps python3 valgrind rt-tests stress-ng >/dev/null
+	util-linux procps python3 valgrind rt-tests stress-ng \
+	scdoc groff-base man-db >/dev/null
 if [ "$scx" = yes ]; then
 	apt-get install -y -qq --no-install-recommends \
 		linux-source-6.12 clang-19 llvm-19 qemu-system-x86 busybox-static cpio \
