@@ -16,7 +16,8 @@ apt-get install -y -qq --no-install-recommends \
 	meson ninja-build gcc clang libclang-rt-dev pkg-config \
 	libcmocka-dev libinih-dev \
 	util-linux procps python3 valgrind rt-tests stress-ng \
-	scdoc groff-base man-db >/dev/null
+	scdoc groff-base man-db build-essential \
+	dpkg-dev debhelper fakeroot lintian debootstrap e2fsprogs qemu-system-x86 >/dev/null
 if [ "$scx" = yes ]; then
 	apt-get install -y -qq --no-install-recommends \
 		linux-source-6.12 clang-19 llvm-19 qemu-system-x86 busybox-static cpio \

@@ -10,8 +10,9 @@ cache=${1:?usage: rootfs.sh CACHEDIR}
 suite=bookworm
 # What the guest needs besides minbase: systemd as PID 1, the .debs'
 # run-time dependencies (libinih1), and the tools the guest test uses
-# (chrt and setpriv are util-linux; ps, pgrep procps).
-include=systemd,systemd-sysv,dbus,udev,util-linux,procps,libinih1
+# (chrt and setpriv are util-linux; pgrep procps; man-db, for
+# systemd-analyze verify checks the unit's Documentation=man:... pages).
+include=systemd,systemd-sysv,dbus,udev,util-linux,procps,libinih1,man-db
 mirror=${ISOSCHED_MIRROR:-}
 if [ -z "$mirror" ]; then
 	# the machine's own mirror (deb822 or one-line sources), else Debian's
@@ -46,4 +47,8 @@ rm -rf "$tmp"/var/lib/apt/lists/* "$tmp"/var/cache/apt/*.bin
 touch "$tmp/.isosched-complete"
 rm -rf "$dir"
 mv "$tmp" "$dir"
+# trees of an older package list are not needed any more
+for old in "$cache"/rootfs-"$suite"-*; do
+	[ "$old" = "$dir" ] || rm -rf "$old"
+done
 echo "$dir"
