@@ -126,11 +126,16 @@ done
 # poll at SCHED_FIFO 41 (the enforcer's level, above the band): as
 # SCHED_OTHER the poller could be starved for the whole FIFO phase
 chrt -f -p 41 $$
+iters=0
+t_poll=$(awk -v a="$(date +%s.%N)" -v b="$t0" 'BEGIN { printf "%.1f", a - b }')
+first=
 while :; do
+	iters=$((iters + 1))
 	alive=0
 	for p in $pids; do
 		read_policy "$p"
 		pol=$POL
+		[ -n "$first" ] || first="pid $p policy '$pol' alive $([ -d "/proc/$p" ] && echo yes || echo no)"
 		[ -n "$pol" ] || continue
 		alive=1
 		[ "$pol" = 1 ] && { seen_fifo[$p]=1; n_fifo[$p]=$((${n_fifo[$p]:-0} + 1)); }
@@ -148,7 +153,7 @@ exec 9>&-
 rm -f /tmp/isosched-tick
 wait
 ok=1
-detail="$n spinners (one per CPU), 25 s each:"
+detail="$n spinners (one per CPU), 25 s each; $iters polls from $t_poll s to $(awk -v a="$(date +%s.%N)" -v b="$t0" 'BEGIN { printf "%.1f", a - b }') s, first: $first;"
 [ -n "$pids" ] || ok=0
 for p in $pids; do
 	detail="$detail spinner $p: seen SCHED_FIFO ${n_fifo[$p]:-0} times, SCHED_OTHER ${n_other[$p]:-0} times, first demoted ${when_other[$p]:-never} s after start;"
