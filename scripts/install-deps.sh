@@ -15,7 +15,9 @@ apt-get update -qq
 apt-get install -y -qq --no-install-recommends \
 	meson ninja-build gcc clang libclang-rt-dev pkg-config \
 	libcmocka-dev libinih-dev zlib1g-dev \
-	util-linux procps python3 valgrind rt-tests stress-ng >/dev/null
+	util-linux procps python3 valgrind rt-tests stress-ng \
+	scdoc groff-base man-db build-essential \
+	dpkg-dev debhelper fakeroot lintian debootstrap e2fsprogs qemu-system-x86 >/dev/null
 if [ "$scx" = yes ]; then
 	apt-get install -y -qq --no-install-recommends \
 		linux-source-6.12 clang-19 llvm-19 qemu-system-x86 busybox-static cpio \

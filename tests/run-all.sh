@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The whole test suite, as CI runs it (README: "Test"): a gcc -Werror build
 # with unit and integration tests, a clang -Werror build, the unit tests
-# under ASan/UBSan and under valgrind. Needs root for the integration tests
+# under ASan/UBSan and under valgrind, scx_iso under QEMU, and the Debian
+# packages on a booted Debian 12 (tests/system). Needs root for the integration tests
 # (they start isod and switch to user nobody themselves).
 # Prints a closing "N passed, N failed" line.
 set -uo pipefail
@@ -54,7 +55,7 @@ mkdir -p "$out"
 if step "gcc build (-Werror)" meson setup "$out/gcc" -Dwerror=true -Dtests=enabled &&
    step "gcc compile" ninja -C "$out/gcc"; then
 	mtest "unit + integration tests (gcc)" "$out/gcc" --num-processes 2
-	# Again with isod confined as packaging/isod.service confines it
+	# Again with isod confined as packaging/isod.service.in confines it
 	# (capabilities, no_new_privs, LimitNOFILE, read-only file system:
 	# tests/integration/unit_confine.sh): the daemon suite and the
 	# hardening tests of suite 'confined' (every abuse and fault test but
@@ -165,6 +166,42 @@ case $? in
 	;;
 77) echo "scx tests SKIPPED: scripts/build-scx-deps.sh: dependencies missing (scripts/install-deps.sh --scx)";;
 *) echo "=== FAILED: scripts/build-scx-deps.sh $scx_deps"; failed=$((failed + 1));;
+esac
+
+# The installed product (tests/system): the Debian packages built with
+# dpkg-buildpackage and checked by lintian, then installed into a Debian 12
+# root filesystem (debootstrap, cached in ISOSCHED_CACHE, default
+# /var/cache/isosched-test: ~3 min the first time), booted with systemd
+# under QEMU (TCG) on Debian 12's kernel series, and checked from inside.
+# Skips, counting nothing, where dpkg-dev/debhelper, qemu or debootstrap
+# cannot run.
+echo "=== Debian packages (dpkg-buildpackage, lintian)"
+t_sys=$(date +%s)
+bash tests/system/build-debs.sh "$out/debs"
+case $? in
+0)
+	passed=$((passed + 1))
+	echo "=== system test: the packages on Debian 12 with systemd under QEMU"
+	log=$(mktemp)
+	bash tests/system/run.sh "$out/debs" 2>&1 | tee "$log"
+	rc=${PIPESTATUS[0]}
+	res=$(grep '^system tests: [0-9]* passed' "$log" | tail -n1)
+	if [ "$rc" = 77 ]; then
+		: # run.sh printed why
+	elif [ -n "$res" ]; then
+		set -- $res
+		passed=$((passed + $3))
+		failed=$((failed + $5))
+		[ "$rc" = 0 ] || [ "$5" -gt 0 ] || failed=$((failed + 1))
+	else
+		failed=$((failed + 1))
+	fi
+	rm -f "$log"
+	echo "=== system test step: $(($(date +%s) - t_sys)) s"
+	;;
+77) echo "system test SKIPPED: cannot build Debian packages (scripts/install-deps.sh)";;
+*) echo "=== FAILED: tests/system/build-debs.sh (log: $out/debs/build.log, $out/debs/lintian.log)"
+   failed=$((failed + 1));;
 esac
 
 echo

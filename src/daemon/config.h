@@ -14,7 +14,11 @@
 #include "iso_budget.h"
 #include "iso_burst.h"
 
+/* The build sets it to SYSCONFDIR/isosched/isod.conf (src/daemon/meson.build),
+ * so an installed isod reads the file meson install put there. */
+#ifndef ISOD_DEFAULT_CONFIG
 #define ISOD_DEFAULT_CONFIG "/etc/isosched/isod.conf"
+#endif
 #define ISOD_DEFAULT_STATE "/run/isosched/isod.state"
 #define ISOD_MAX_IDS 64
 

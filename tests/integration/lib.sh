@@ -54,7 +54,7 @@ write_config() {
 # threads of other tests' isods running in parallel: off unless a test asks
 # for it (with its own band).
 # With ISOSCHED_TEST_CONFINED=unit (meson test --setup unit), isod runs
-# confined as packaging/isod.service confines it (unit_confine.sh).
+# confined as packaging/isod.service.in confines it (unit_confine.sh).
 start_isod() {
 	local confine=()
 	if [ "${ISOSCHED_TEST_CONFINED:-}" = unit ]; then

@@ -1,5 +1,5 @@
 # unit_confine.sh — start the test's private isod confined the way
-# packaging/isod.service confines the real one (sourced by lib.sh when
+# packaging/isod.service.in confines the real one (sourced by lib.sh when
 # ISOSCHED_TEST_CONFINED=unit; meson: `meson test --setup unit`).
 #
 # The directives are read from the unit file itself, so the tests and the
@@ -38,7 +38,7 @@
 # the unit says, else the test fails (a test that believes it runs
 # confined and does not would prove nothing).
 
-UNIT_FILE=${UNIT_FILE:-$SRC_ROOT/packaging/isod.service}
+UNIT_FILE=${UNIT_FILE:-$SRC_ROOT/packaging/isod.service.in}
 [ -r "$UNIT_FILE" ] || fail "confined run: cannot read $UNIT_FILE"
 
 # Every [Service] setting used below, parsed in one pass (one awk: this is

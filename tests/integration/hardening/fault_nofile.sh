@@ -2,7 +2,7 @@
 # Fault: isod's file descriptors. Every tracked thread costs isod two fds
 # (pidfd + schedstat) and every client one, but isod keeps the soft
 # RLIMIT_NOFILE it was started with — 1024 under systemd's default
-# (DefaultLimitNOFILE=1024:524288; packaging/isod.service sets no
+# (DefaultLimitNOFILE=1024:524288; packaging/isod.service.in sets no
 # LimitNOFILE). Here isod runs with a soft limit of 1024 (hard limit as
 # this shell's) and the default caps (256 ISO threads per user, 4096 in
 # all). Two users each take 250 ISO threads — within every cap — and then
