@@ -321,9 +321,14 @@ int main(int argc, char **argv)
 	atomic_store(&d.stop, true);
 	pthread_join(enf, NULL);
 	pthread_mutex_lock(&d.lock);
+	/* Record what was granted, then demote: every thread leaves RT now,
+	 * and an isod started again on the same record (systemctl restart, a
+	 * package upgrade: the unit keeps /run/isosched over a restart and
+	 * removes it on stop) grants them again — each pinned and checked for
+	 * start time and owner, as after a crash. */
+	statefile_snapshot(&d);
 	isod_demote_all(&d);
-	/* an empty record says: nothing left RT (a missing one would not) */
-	r = statefile_write(&d);
+	r = statefile_store(&d);
 	pthread_mutex_unlock(&d.lock);
 	/* threads found gone just now: nothing of their processes stays RT */
 	strays_tick(&d, 0);

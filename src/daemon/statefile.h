@@ -24,7 +24,8 @@ int statefile_write(struct isod *d);
  * since boot, or lost); -EPERM: its directory is writable by others (the
  * record is not trusted); -EBADMSG: some lines were unreadable (what could
  * be read is recovered). The caller then sweeps for strays (strays.h). A clean exit
- * leaves a file with no entries. Caller holds d->lock. */
+ * demotes every thread but keeps their entries, so a restart on the same
+ * file grants them again. Caller holds d->lock. */
 int statefile_recover(struct isod *d);
 
 /* One line of the file; pure, for tests and fuzzing. */

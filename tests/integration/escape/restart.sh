@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Escape: isod goes away mid-grant.
-#  A. SIGTERM: isod demotes every ISO thread before it exits; restarted on
-#     the same state file (empty now), nothing is RT.
+#  A. SIGTERM: isod demotes every ISO thread before it exits, keeping the
+#     record; restarted on the same state file (a systemctl restart), it
+#     grants the thread again, tracked and policed.
 #  B. SIGKILL: the granted thread stays kernel RT with nobody policing it
 #     until isod is back; the restarted isod must recover it from the
 #     state file (tracked again, policed).
@@ -32,7 +33,8 @@ start_client a
 kill -TERM "$ISOD_PID"; wait "$ISOD_PID" 2>/dev/null; ISOD_PID=
 [ "$(policy_of "$TID")" = 0 ] || fail "A: SIGTERM left $TID RT: $(kernel_sched "$TID")"
 start_policing_isod
-[ "$(policy_of "$TID")" = 0 ] || fail "A: $TID RT again after the restart"
+tracked_tids | grep -qx "$TID" || fail "A: the restarted isod did not grant $TID again"
+[ "$(policy_of "$TID")" = 1 ] || fail "A: $TID not FIFO again after the restart: $(kernel_sched "$TID")"
 audit_ok "A: SIGTERM and restart"
 exec 7>&-; kill_client() { kill "$CLIENT" 2>/dev/null; wait "$CLIENT" 2>/dev/null; }; kill_client
 # B
