@@ -14,8 +14,8 @@ export DEBIAN_FRONTEND=noninteractive
 apt-get update -qq
 apt-get install -y -qq --no-install-recommends \
 	meson ninja-build gcc clang libclang-rt-dev pkg-config \
-	libcmocka-dev libinih-dev zlib1g-dev \
-	util-linux procps python3 valgrind rt-tests stress-ng >/dev/null
+	libcmocka-dev libinih-dev zlib1g-dev libsystemd-dev \
+	util-linux procps python3 valgrind rt-tests stress-ng dbus-daemon >/dev/null
 if [ "$scx" = yes ]; then
 	apt-get install -y -qq --no-install-recommends \
 		linux-source-6.12 clang-19 llvm-19 qemu-system-x86 busybox-static cpio \

@@ -41,6 +41,7 @@ struct isod_config {
 	bool dry_run;
 	int backend;               /* enum backend_kind (backend.h): auto, kernel-rt, scx */
 	char scx_pin_dir[200];     /* where scx_iso pins its maps */
+	bool rtkit;                /* serve org.freedesktop.RealtimeKit1 (rtkit_bus.h) */
 };
 
 /* Where a configuration comes from: the file and the command line on top.

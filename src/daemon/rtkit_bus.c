@@ -1,0 +1,468 @@
+/* rtkit_bus.c — the RealtimeKit1 D-Bus face: sd-bus plumbing and vtable. */
+#include "rtkit_bus.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <systemd/sd-bus.h>
+#include <time.h>
+
+#include "log.h"
+#include "procinfo.h"
+#include "rtkit_req.h"
+
+#define RTKIT_NAME "org.freedesktop.RealtimeKit1"
+#define RTKIT_PATH "/org/freedesktop/RealtimeKit1"
+/* calls between arrival and reply (identifying the caller, waiting for
+ * the state file): bounded so a flood cannot grow isod's memory */
+#define RTKIT_MAX_INFLIGHT 256
+#define RTKIT_RETRY_NS (5 * 1000000000LL)
+
+/* One call from arrival to reply. */
+struct inflight {
+	struct rtkit_bus *b;
+	sd_bus_message *m;       /* the call, kept to reply to */
+	struct rtkit_call call;
+	struct rtkit_answer answer;
+	bool held;               /* on b->held, no longer the slot's */
+	struct inflight *next;
+};
+
+struct rtkit_bus {
+	struct isod *d;
+	sd_bus *bus;             /* NULL while disconnected */
+	struct ratelimit *rl;    /* the server loop's, during process() */
+	struct inflight *held;   /* answered, waiting for the state file */
+	unsigned inflight;
+	int64_t retry_ns;        /* next connection attempt */
+	bool said_down;          /* "bus gone" said once per outage */
+};
+
+static int64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static void reply(struct inflight *f)
+{
+	if (f->answer.error)
+		(void)sd_bus_reply_method_errorf(f->m, f->answer.error, "%s", f->answer.message);
+	else
+		(void)sd_bus_reply_method_return(f->m, NULL);
+}
+
+static void inflight_free(struct inflight *f)
+{
+	f->b->inflight--;
+	sd_bus_message_unref(f->m);
+	free(f);
+}
+
+/* The slot of a credentials call is gone (answered, or the bus closed). */
+static void creds_slot_gone(void *userdata)
+{
+	struct inflight *f = userdata;
+
+	if (!f->held)
+		inflight_free(f);
+}
+
+/* GetConnectionCredentials' a{sv}: the caller as the bus driver saw it
+ * when it connected (SO_PEERCRED, SO_PEERGROUPS). */
+static int read_creds(sd_bus_message *m, struct peer *p)
+{
+	bool have_uid = false, have_pid = false;
+	int r;
+
+	r = sd_bus_message_enter_container(m, 'a', "{sv}");
+	if (r < 0)
+		return r;
+	while ((r = sd_bus_message_enter_container(m, 'e', "sv")) > 0) {
+		const char *key;
+		uint32_t u;
+
+		r = sd_bus_message_read(m, "s", &key);
+		if (r < 0)
+			return r;
+		if (!strcmp(key, "UnixUserID")) {
+			r = sd_bus_message_read(m, "v", "u", &u);
+			p->uid = u;
+			have_uid = true;
+		} else if (!strcmp(key, "ProcessID")) {
+			r = sd_bus_message_read(m, "v", "u", &u);
+			p->pid = (pid_t)u;
+			have_pid = u > 0 && u <= INT32_MAX;
+		} else if (!strcmp(key, "UnixGroupIDs")) {
+			const uint32_t *g;
+			size_t sz;
+
+			r = sd_bus_message_enter_container(m, 'v', "au");
+			if (r >= 0)
+				r = sd_bus_message_read_array(m, 'u', (const void **)&g, &sz);
+			if (r >= 0) {
+				p->ngroups = sz / sizeof(*g);
+				if (p->ngroups > sizeof(p->groups) / sizeof(p->groups[0]))
+					p->ngroups = 0; /* as the socket: too many, none */
+				for (size_t i = 0; i < p->ngroups; i++)
+					p->groups[i] = g[i];
+				r = sd_bus_message_exit_container(m);
+			}
+		} else {
+			r = sd_bus_message_skip(m, "v");
+		}
+		if (r < 0)
+			return r;
+		r = sd_bus_message_exit_container(m);
+		if (r < 0)
+			return r;
+	}
+	if (r < 0)
+		return r;
+	return have_uid && have_pid ? 0 : -ENODATA;
+}
+
+/* Pin the caller's pid by its start time, as the socket does at connect;
+ * the primary group (which the bus does not report) from the same process. */
+static int pin_peer(struct isod *d, struct peer *p)
+{
+	struct thread_status st;
+
+	if (read_thread_starttime(d->proc, p->pid, &p->starttime) < 0 || p->starttime == 0)
+		return -ESRCH;
+	if (read_thread_status(d->proc, p->pid, &st) < 0)
+		return -ESRCH;
+	p->gid = st.egid;
+	return 0;
+}
+
+static int on_creds(sd_bus_message *m, void *userdata, sd_bus_error *ret_error)
+{
+	struct inflight *f = userdata;
+	struct rtkit_bus *b = f->b;
+	struct peer peer;
+
+	(void)ret_error;
+	memset(&peer, 0, sizeof(peer));
+	if (sd_bus_message_is_method_error(m, NULL) || read_creds(m, &peer) < 0) {
+		rtkit_answer_error(&f->answer, -EIO, "the bus could not say who called");
+	} else if (pin_peer(b->d, &peer) < 0) {
+		rtkit_answer_error(&f->answer, -ESRCH, "the calling process has exited");
+	} else if (!ratelimit_take(b->rl, peer.uid, now_ns())) {
+		rtkit_answer_error(&f->answer, -EAGAIN,
+				   "rate limited: too many requests from this user; try again later");
+	} else {
+		rtkit_serve(b->d, &peer, &f->call, &f->answer);
+		if (f->answer.error)
+			log_debug("rtkit call from pid %d uid %u refused: %s", (int)peer.pid,
+				  (unsigned)peer.uid, f->answer.message);
+	}
+	if (f->answer.changed || f->answer.exit) {
+		/* hand it to b->held: the reply waits for the state file */
+		f->held = true;
+		f->next = b->held;
+		b->held = f;
+		return 1;
+	}
+	reply(f);
+	return 1; /* freed by creds_slot_gone */
+}
+
+static int on_method(sd_bus_message *m, void *userdata, sd_bus_error *ret_error)
+{
+	struct rtkit_bus *b = userdata;
+	const char *member = sd_bus_message_get_member(m);
+	const char *sender = sd_bus_message_get_sender(m);
+	struct rtkit_call c = { 0 };
+	struct inflight *f;
+	sd_bus_slot *slot = NULL;
+	uint32_t u = 0;
+	int32_t i = 0;
+	int r = 0;
+
+	if (!member || !sender)
+		return sd_bus_error_set(ret_error, RTKIT_ERR_FAILED, "Invalid argument: no sender");
+	/* sd-bus has checked the signature against the vtable already */
+	if (!strcmp(member, "MakeThreadRealtime")) {
+		c.method = RTKIT_MAKE_REALTIME;
+		r = sd_bus_message_read(m, "tu", &c.thread, &u);
+		c.priority = u;
+	} else if (!strcmp(member, "MakeThreadRealtimeWithPID")) {
+		c.method = RTKIT_MAKE_REALTIME_PID;
+		r = sd_bus_message_read(m, "ttu", &c.process, &c.thread, &u);
+		c.priority = u;
+	} else if (!strcmp(member, "MakeThreadHighPriority")) {
+		c.method = RTKIT_MAKE_HIGH_PRIORITY;
+		r = sd_bus_message_read(m, "ti", &c.thread, &i);
+		c.priority = i;
+	} else if (!strcmp(member, "MakeThreadHighPriorityWithPID")) {
+		c.method = RTKIT_MAKE_HIGH_PRIORITY_PID;
+		r = sd_bus_message_read(m, "tti", &c.process, &c.thread, &i);
+		c.priority = i;
+	} else if (!strcmp(member, "ResetKnown")) {
+		c.method = RTKIT_RESET_KNOWN;
+	} else if (!strcmp(member, "ResetAll")) {
+		c.method = RTKIT_RESET_ALL;
+	} else if (!strcmp(member, "Exit")) {
+		c.method = RTKIT_EXIT;
+	} else {
+		return sd_bus_error_set(ret_error, SD_BUS_ERROR_UNKNOWN_METHOD, "unknown method");
+	}
+	if (r < 0)
+		return r;
+	if (b->inflight >= RTKIT_MAX_INFLIGHT)
+		return sd_bus_error_set(ret_error, RTKIT_ERR_ACCESS_DENIED,
+					"Device or resource busy: too many calls in flight");
+	f = calloc(1, sizeof(*f));
+	if (!f)
+		return -ENOMEM;
+	f->b = b;
+	f->m = sd_bus_message_ref(m);
+	f->call = c;
+	b->inflight++;
+	r = sd_bus_call_method_async(b->bus, &slot, "org.freedesktop.DBus", "/org/freedesktop/DBus",
+				     "org.freedesktop.DBus", "GetConnectionCredentials",
+				     on_creds, f, "s", sender);
+	if (r < 0) {
+		inflight_free(f);
+		return r;
+	}
+	sd_bus_slot_set_destroy_callback(slot, creds_slot_gone);
+	sd_bus_slot_set_floating(slot, 1);
+	sd_bus_slot_unref(slot);
+	return 1;
+}
+
+static int on_property(sd_bus *bus, const char *path, const char *interface,
+		       const char *property, sd_bus_message *reply_msg, void *userdata,
+		       sd_bus_error *ret_error)
+{
+	(void)bus;
+	(void)path;
+	(void)interface;
+	(void)userdata;
+	(void)ret_error;
+	if (!strcmp(property, "RTTimeUSecMax"))
+		return sd_bus_message_append(reply_msg, "x", (int64_t)RTKIT_RTTIME_USEC_MAX);
+	if (!strcmp(property, "MaxRealtimePriority"))
+		return sd_bus_message_append(reply_msg, "i", (int32_t)RTKIT_MAX_REALTIME_PRIORITY);
+	return sd_bus_message_append(reply_msg, "i", (int32_t)RTKIT_MIN_NICE_LEVEL);
+}
+
+/* rtkit's interface, as in its org.freedesktop.RealtimeKit1.xml. */
+static const sd_bus_vtable rtkit_vtable[] = {
+	SD_BUS_VTABLE_START(0),
+	SD_BUS_METHOD_WITH_ARGS("MakeThreadRealtime",
+				SD_BUS_ARGS("t", thread, "u", priority), SD_BUS_NO_RESULT,
+				on_method, SD_BUS_VTABLE_UNPRIVILEGED),
+	SD_BUS_METHOD_WITH_ARGS("MakeThreadRealtimeWithPID",
+				SD_BUS_ARGS("t", process, "t", thread, "u", priority),
+				SD_BUS_NO_RESULT, on_method, SD_BUS_VTABLE_UNPRIVILEGED),
+	SD_BUS_METHOD_WITH_ARGS("MakeThreadHighPriority",
+				SD_BUS_ARGS("t", thread, "i", priority), SD_BUS_NO_RESULT,
+				on_method, SD_BUS_VTABLE_UNPRIVILEGED),
+	SD_BUS_METHOD_WITH_ARGS("MakeThreadHighPriorityWithPID",
+				SD_BUS_ARGS("t", process, "t", thread, "i", priority),
+				SD_BUS_NO_RESULT, on_method, SD_BUS_VTABLE_UNPRIVILEGED),
+	SD_BUS_METHOD("ResetKnown", "", "", on_method, SD_BUS_VTABLE_UNPRIVILEGED),
+	SD_BUS_METHOD("ResetAll", "", "", on_method, SD_BUS_VTABLE_UNPRIVILEGED),
+	SD_BUS_METHOD("Exit", "", "", on_method, SD_BUS_VTABLE_UNPRIVILEGED),
+	SD_BUS_PROPERTY("RTTimeUSecMax", "x", on_property, 0, SD_BUS_VTABLE_PROPERTY_CONST),
+	SD_BUS_PROPERTY("MaxRealtimePriority", "i", on_property, 0, SD_BUS_VTABLE_PROPERTY_CONST),
+	SD_BUS_PROPERTY("MinNiceLevel", "i", on_property, 0, SD_BUS_VTABLE_PROPERTY_CONST),
+	SD_BUS_VTABLE_END
+};
+
+static int on_name_reply(sd_bus_message *m, void *userdata, sd_bus_error *ret_error)
+{
+	uint32_t res = 0;
+
+	(void)userdata;
+	(void)ret_error;
+	if (sd_bus_message_is_method_error(m, NULL)) {
+		const sd_bus_error *e = sd_bus_message_get_error(m);
+		log_error("cannot own %s on the bus: %s (the bus policy must let root own it: dbus-1/system.d/%s.conf)",
+			  RTKIT_NAME, e && e->message ? e->message : "refused", RTKIT_NAME);
+		return 1;
+	}
+	if (sd_bus_message_read(m, "u", &res) >= 0 && res == 2)
+		log_warning("%s is owned by another process (rtkit-daemon?): isod waits in the queue and answers once it exits",
+			    RTKIT_NAME);
+	return 1;
+}
+
+static int on_name_signal(sd_bus_message *m, void *userdata, sd_bus_error *ret_error)
+{
+	const char *name = NULL;
+
+	(void)userdata;
+	(void)ret_error;
+	if (sd_bus_message_read(m, "s", &name) < 0 || !name || strcmp(name, RTKIT_NAME))
+		return 0;
+	if (sd_bus_message_is_signal(m, "org.freedesktop.DBus", "NameAcquired"))
+		log_info("rtkit: isod owns %s on the bus", RTKIT_NAME);
+	else
+		log_warning("rtkit: isod lost %s on the bus", RTKIT_NAME);
+	return 0;
+}
+
+static void drop_bus(struct rtkit_bus *b)
+{
+	/* held replies cannot be sent any more; their grants stand (they
+	 * are recorded like any other) */
+	while (b->held) {
+		struct inflight *f = b->held;
+		b->held = f->next;
+		inflight_free(f);
+	}
+	b->bus = sd_bus_flush_close_unref(b->bus);
+}
+
+static int connect_bus(struct rtkit_bus *b)
+{
+	sd_bus *bus = NULL;
+	int r;
+
+	b->retry_ns = now_ns() + RTKIT_RETRY_NS;
+	r = sd_bus_open_system(&bus);
+	if (r < 0)
+		goto fail;
+	b->bus = bus;
+	r = sd_bus_add_object_vtable(bus, NULL, RTKIT_PATH, RTKIT_NAME, rtkit_vtable, b);
+	if (r >= 0)
+		r = sd_bus_match_signal_async(bus, NULL, "org.freedesktop.DBus", "/org/freedesktop/DBus",
+					      "org.freedesktop.DBus", "NameAcquired",
+					      on_name_signal, NULL, b);
+	if (r >= 0)
+		r = sd_bus_match_signal_async(bus, NULL, "org.freedesktop.DBus", "/org/freedesktop/DBus",
+					      "org.freedesktop.DBus", "NameLost",
+					      on_name_signal, NULL, b);
+	/* queue behind another owner (rtkit-daemon) rather than fail; never
+	 * let anyone take the name away from isod */
+	if (r >= 0)
+		r = sd_bus_request_name_async(bus, NULL, RTKIT_NAME, SD_BUS_NAME_QUEUE,
+					      on_name_reply, b);
+	if (r < 0) {
+		drop_bus(b);
+		goto fail;
+	}
+	b->said_down = false;
+	log_info("rtkit: serving %s on the system bus", RTKIT_NAME);
+	return 0;
+fail:
+	if (!b->said_down)
+		log_warning_errno(r, "rtkit: no system bus; retrying every %lld s", RTKIT_RETRY_NS / 1000000000);
+	b->said_down = true;
+	return r;
+}
+
+int rtkit_bus_open(struct isod *d, struct rtkit_bus **out)
+{
+	struct rtkit_bus *b = calloc(1, sizeof(*b));
+
+	if (!b)
+		return -ENOMEM;
+	b->d = d;
+	(void)connect_bus(b);
+	*out = b;
+	return 0;
+}
+
+void rtkit_bus_close(struct rtkit_bus *b)
+{
+	if (!b)
+		return;
+	drop_bus(b);
+	free(b);
+}
+
+static int src_fd(void *ctx)
+{
+	struct rtkit_bus *b = ctx;
+
+	return b->bus ? sd_bus_get_fd(b->bus) : -1;
+}
+
+static uint32_t src_events(void *ctx)
+{
+	struct rtkit_bus *b = ctx;
+	int e = b->bus ? sd_bus_get_events(b->bus) : 0;
+
+	/* poll's POLLIN/POLLOUT have epoll's values */
+	return e > 0 ? (uint32_t)e : EPOLLIN;
+}
+
+static int src_timeout_ms(void *ctx)
+{
+	struct rtkit_bus *b = ctx;
+	int64_t now = now_ns(), until;
+	uint64_t usec;
+
+	if (!b->bus)
+		until = b->retry_ns;
+	else if (sd_bus_get_timeout(b->bus, &usec) < 0 || usec == UINT64_MAX)
+		return -1;
+	else
+		until = usec > (uint64_t)INT64_MAX / 1000 ? INT64_MAX : (int64_t)usec * 1000;
+	if (until <= now)
+		return 0;
+	return until - now > 1000000000LL ? 1000 : (int)((until - now + 999999) / 1000000);
+}
+
+static void src_process(void *ctx, struct ratelimit *rl)
+{
+	struct rtkit_bus *b = ctx;
+	int r;
+
+	if (!b->bus) {
+		if (now_ns() >= b->retry_ns)
+			(void)connect_bus(b);
+		return;
+	}
+	b->rl = rl;
+	/* everything that is queued, but never wait for more */
+	while ((r = sd_bus_process(b->bus, NULL)) > 0)
+		;
+	if (r < 0) {
+		log_warning_errno(r, "rtkit: lost the system bus; retrying every %lld s",
+				  RTKIT_RETRY_NS / 1000000000);
+		b->said_down = true;
+		drop_bus(b);
+		b->retry_ns = now_ns() + RTKIT_RETRY_NS;
+	}
+}
+
+static void src_flush(void *ctx, bool recorded)
+{
+	struct rtkit_bus *b = ctx;
+	bool stop = false;
+
+	while (b->held) {
+		struct inflight *f = b->held;
+
+		b->held = f->next;
+		if (!recorded && f->answer.changed && !f->answer.error)
+			rtkit_answer_error(&f->answer, -EIO,
+					   "isod cannot record the grant (state file); thread left SCHED_OTHER");
+		stop |= f->answer.exit;
+		reply(f);
+		inflight_free(f);
+	}
+	/* what sd-bus could not write at once goes out as the loop polls
+	 * for POLLOUT (src_events): never sd_bus_flush() here */
+	if (stop)
+		atomic_store(&b->d->stop, true);
+}
+
+void rtkit_bus_source(struct rtkit_bus *b, struct server_source *s)
+{
+	s->ctx = b;
+	s->fd = src_fd;
+	s->events = src_events;
+	s->timeout_ms = src_timeout_ms;
+	s->process = src_process;
+	s->flush = src_flush;
+}
