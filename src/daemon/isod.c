@@ -68,6 +68,8 @@ static void usage(FILE *f)
 "      --scx-pin-dir DIR      where scx_iso pins its maps (default /sys/fs/bpf/isosched)\n"
 "      --rtkit                also answer RealtimeKit1 (rtkit's D-Bus interface)\n"
 "                             on the system bus (DBUS_SYSTEM_BUS_ADDRESS)\n"
+"      --polkit yes|no        with --rtkit, also ask polkit for rtkit's action\n"
+"                             ids (default no)\n"
 "      --syslog               log to syslog instead of stderr\n"
 "      --dry-run              decide and log, but change no thread\n"
 "  -h, --help                 this help\n"
@@ -92,6 +94,7 @@ static const struct { const char *opt, *key; } key_opts[] = {
 	{ "log-level", "log_level" }, { "sweep-orphans", "sweep_orphans" },
 	{ "audit-interval", "audit_interval" },
 	{ "backend", "backend" }, { "scx-pin-dir", "scx_pin_dir" },
+	{ "polkit", "polkit" },
 };
 #define N_KEY_OPTS (sizeof(key_opts) / sizeof(key_opts[0]))
 

@@ -9,7 +9,7 @@
 #include <time.h>
 
 #include "log.h"
-#include "procinfo.h"
+#include "rtkit_caller.h"
 #include "rtkit_req.h"
 
 #define RTKIT_NAME "org.freedesktop.RealtimeKit1"
@@ -25,7 +25,8 @@ struct inflight {
 	sd_bus_message *m;       /* the call, kept to reply to */
 	struct rtkit_call call;
 	struct rtkit_answer answer;
-	bool held;               /* on b->held, no longer the slot's */
+	struct peer peer;        /* once the bus driver has said */
+	enum { AT_CREDS, AT_POLKIT, AT_HELD } stage; /* who frees it */
 	struct inflight *next;
 };
 
@@ -37,6 +38,7 @@ struct rtkit_bus {
 	unsigned inflight;
 	int64_t retry_ns;        /* next connection attempt */
 	bool said_down;          /* "bus gone" said once per outage */
+	bool said_no_polkit;     /* "polkit is not on the bus" said once */
 };
 
 static int64_t now_ns(void)
@@ -62,113 +64,96 @@ static void inflight_free(struct inflight *f)
 	free(f);
 }
 
-/* The slot of a credentials call is gone (answered, or the bus closed). */
+/* The slot of a credentials or polkit call is gone (answered, or the bus
+ * closed): the call is freed by the stage it is at. */
 static void creds_slot_gone(void *userdata)
 {
 	struct inflight *f = userdata;
 
-	if (!f->held)
+	if (f->stage == AT_CREDS)
 		inflight_free(f);
 }
 
-/* GetConnectionCredentials' a{sv}: the caller as the bus driver saw it
- * when it connected (SO_PEERCRED, SO_PEERGROUPS). */
-static int read_creds(sd_bus_message *m, struct peer *p)
+static void polkit_slot_gone(void *userdata)
 {
-	bool have_uid = false, have_pid = false;
-	int r;
+	struct inflight *f = userdata;
 
-	r = sd_bus_message_enter_container(m, 'a', "{sv}");
-	if (r < 0)
-		return r;
-	while ((r = sd_bus_message_enter_container(m, 'e', "sv")) > 0) {
-		const char *key;
-		uint32_t u;
-
-		r = sd_bus_message_read(m, "s", &key);
-		if (r < 0)
-			return r;
-		if (!strcmp(key, "UnixUserID")) {
-			r = sd_bus_message_read(m, "v", "u", &u);
-			p->uid = u;
-			have_uid = true;
-		} else if (!strcmp(key, "ProcessID")) {
-			r = sd_bus_message_read(m, "v", "u", &u);
-			p->pid = (pid_t)u;
-			have_pid = u > 0 && u <= INT32_MAX;
-		} else if (!strcmp(key, "UnixGroupIDs")) {
-			const uint32_t *g;
-			size_t sz;
-
-			r = sd_bus_message_enter_container(m, 'v', "au");
-			if (r >= 0)
-				r = sd_bus_message_read_array(m, 'u', (const void **)&g, &sz);
-			if (r >= 0) {
-				p->ngroups = sz / sizeof(*g);
-				if (p->ngroups > sizeof(p->groups) / sizeof(p->groups[0]))
-					p->ngroups = 0; /* as the socket: too many, none */
-				for (size_t i = 0; i < p->ngroups; i++)
-					p->groups[i] = g[i];
-				r = sd_bus_message_exit_container(m);
-			}
-		} else {
-			r = sd_bus_message_skip(m, "v");
-		}
-		if (r < 0)
-			return r;
-		r = sd_bus_message_exit_container(m);
-		if (r < 0)
-			return r;
-	}
-	if (r < 0)
-		return r;
-	return have_uid && have_pid ? 0 : -ENODATA;
+	if (f->stage == AT_POLKIT)
+		inflight_free(f);
 }
 
-/* Pin the caller's pid by its start time, as the socket does at connect;
- * the primary group (which the bus does not report) from the same process. */
-static int pin_peer(struct isod *d, struct peer *p)
+/* The call, authorized so far, through the request path; the reply now,
+ * or once the state file has the grant. */
+static void finish(struct inflight *f)
 {
-	struct thread_status st;
+	struct rtkit_bus *b = f->b;
 
-	if (read_thread_starttime(d->proc, p->pid, &p->starttime) < 0 || p->starttime == 0)
-		return -ESRCH;
-	if (read_thread_status(d->proc, p->pid, &st) < 0)
-		return -ESRCH;
-	p->gid = st.egid;
-	return 0;
+	if (!f->answer.error) {
+		rtkit_serve(b->d, &f->peer, &f->call, &f->answer);
+		if (f->answer.error)
+			log_debug("rtkit call from pid %d uid %u refused: %s", (int)f->peer.pid,
+				  (unsigned)f->peer.uid, f->answer.message);
+	}
+	if (f->answer.changed || f->answer.exit) {
+		f->stage = AT_HELD;
+		f->next = b->held;
+		b->held = f;
+		return;
+	}
+	reply(f); /* freed when its slot goes */
+}
+
+static int on_polkit(sd_bus_message *m, void *userdata, sd_bus_error *ret_error)
+{
+	struct inflight *f = userdata;
+	struct rtkit_bus *b = f->b;
+	int r = rtkit_polkit_verdict(m);
+
+	(void)ret_error;
+	if (r == -ENOENT) {
+		if (!b->said_no_polkit)
+			log_warning("rtkit: polkit = yes, but polkit is not on the bus: the allow lists alone decide");
+		b->said_no_polkit = true;
+	} else if (r == 0) {
+		rtkit_answer_error(&f->answer, -EPERM, f->call.method <= RTKIT_MAKE_REALTIME_PID
+				   ? "polkit does not allow org.freedesktop.RealtimeKit1.acquire-real-time to this caller"
+				   : "polkit does not allow org.freedesktop.RealtimeKit1.acquire-high-priority to this caller");
+	} else if (r < 0) {
+		rtkit_answer_error(&f->answer, -EPERM, "polkit could not decide (is rtkit's action file installed?)");
+	}
+	finish(f);
+	return 1;
 }
 
 static int on_creds(sd_bus_message *m, void *userdata, sd_bus_error *ret_error)
 {
 	struct inflight *f = userdata;
 	struct rtkit_bus *b = f->b;
-	struct peer peer;
+	sd_bus_slot *slot = NULL;
 
 	(void)ret_error;
-	memset(&peer, 0, sizeof(peer));
-	if (sd_bus_message_is_method_error(m, NULL) || read_creds(m, &peer) < 0) {
+	if (sd_bus_message_is_method_error(m, NULL) || rtkit_caller_read_creds(m, &f->peer) < 0) {
 		rtkit_answer_error(&f->answer, -EIO, "the bus could not say who called");
-	} else if (pin_peer(b->d, &peer) < 0) {
+	} else if (rtkit_caller_pin(b->d, &f->peer) < 0) {
 		rtkit_answer_error(&f->answer, -ESRCH, "the calling process has exited");
-	} else if (!ratelimit_take(b->rl, peer.uid, now_ns())) {
+	} else if (!ratelimit_take(b->rl, f->peer.uid, now_ns())) {
 		rtkit_answer_error(&f->answer, -EAGAIN,
 				   "rate limited: too many requests from this user; try again later");
-	} else {
-		rtkit_serve(b->d, &peer, &f->call, &f->answer);
-		if (f->answer.error)
-			log_debug("rtkit call from pid %d uid %u refused: %s", (int)peer.pid,
-				  (unsigned)peer.uid, f->answer.message);
+	} else if (b->d->cfg.polkit && f->peer.uid != 0 && f->call.method <= RTKIT_MAKE_HIGH_PRIORITY_PID &&
+		   rtkit_check_args(&f->call, &f->answer)) {
+		/* site policy for rtkit's actions, on top of the allow lists */
+		if (rtkit_polkit_ask(b->bus, &f->peer, f->call.method <= RTKIT_MAKE_REALTIME_PID,
+				     on_polkit, f, &slot) >= 0) {
+			f->stage = AT_POLKIT;
+			sd_bus_slot_set_destroy_callback(slot, polkit_slot_gone);
+			sd_bus_slot_set_floating(slot, 1);
+			sd_bus_slot_unref(slot);
+			return 1;
+		}
+		rtkit_answer_error(&f->answer, -EPERM, "cannot ask polkit");
 	}
-	if (f->answer.changed || f->answer.exit) {
-		/* hand it to b->held: the reply waits for the state file */
-		f->held = true;
-		f->next = b->held;
-		b->held = f;
-		return 1;
-	}
-	reply(f);
-	return 1; /* freed by creds_slot_gone */
+	finish(f);
+	return 1;
 }
 
 static int on_method(sd_bus_message *m, void *userdata, sd_bus_error *ret_error)
