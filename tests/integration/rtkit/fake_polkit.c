@@ -1,7 +1,7 @@
 /* fake_polkit — a stand-in for polkitd on the tests' private bus: owns
  * org.freedesktop.PolicyKit1 and answers CheckAuthorization from a fixed
- * rule list given as arguments, "ACTION:UID" (allowed; anything else is
- * not). Prints one line per question: "check ACTION pid P start S uid U
+ * rule list given as arguments, "ACTION:UID" or "ACTION:*" (allowed;
+ * anything else is not). Prints one line per question: "check ACTION pid P start S uid U
  * yes|no". Exits after 60 s at the latest. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,8 +34,14 @@ static int check(sd_bus_message *m, void *userdata, sd_bus_error *err)
 			r = sd_bus_message_read(m, "v", "u", &pid);
 		else if (r >= 0 && !strcmp(key, "start-time"))
 			r = sd_bus_message_read(m, "v", "t", &start);
-		else if (r >= 0 && !strcmp(key, "uid"))
-			r = sd_bus_message_read(m, "v", "i", &uid);
+		else if (r >= 0 && !strcmp(key, "uid")) {
+			/* polkit takes it as i; some callers send u */
+			char type = 0;
+			const char *contents = NULL;
+			r = sd_bus_message_peek_type(m, &type, &contents);
+			if (r >= 0)
+				r = sd_bus_message_read(m, "v", contents && contents[0] == 'u' ? "u" : "i", &uid);
+		}
 		else if (r >= 0)
 			r = sd_bus_message_skip(m, "v");
 		if (r >= 0)
@@ -50,8 +56,11 @@ static int check(sd_bus_message *m, void *userdata, sd_bus_error *err)
 	if (r < 0)
 		return r;
 	snprintf(want, sizeof(want), "%s:%d", action, (int)uid);
-	for (int i = 0; i < n_rules; i++)
-		yes |= !strcmp(rules[i], want);
+	for (int i = 0; i < n_rules; i++) {
+		size_t n = strlen(rules[i]);
+		yes |= !strcmp(rules[i], want) ||
+		       (n > 2 && !strcmp(rules[i] + n - 2, ":*") && !strncmp(rules[i], want, n - 1));
+	}
 	printf("check %s pid %u start %llu uid %d %s\n", action, pid, (unsigned long long)start,
 	       (int)uid, yes ? "yes" : "no");
 	fflush(stdout);

@@ -6,7 +6,8 @@
  *
  *   rtkit_client [--method rt|rtpid|nice|nicepid|resetknown|resetall|exit]
  *                [--prio N] [--tid T] [--pid P] [--count N]
- *                [--spin S] [--hold S]
+ *                [--spin S] [--hold S] [--latency] [--rttime USEC]
+ *                [--threads N]
  *
  * --tid names another thread (default: its own new thread), --pid the
  * process argument of the ...WithPID forms (default: its own pid);
@@ -14,9 +15,14 @@
  * the call, --hold keeps it S seconds (blocked) after that.
  * Prints "tid N", "result ok" or "result error NAME: MESSAGE", then
  * "sched POLICY RTPRIO NICE" of the thread, and with --spin "spun S".
+ * --latency prints "latency p50 P p99 Q max M" (microseconds per call),
+ * --rttime sets RLIMIT_RTTIME (soft and hard) first, as rtkit requires;
+ * --threads N asks for N idle threads of its own, one call each, and
+ * prints "granted K of N" (stops at the first refusal).
  * Exit: 0 ok, 2 a D-Bus error, 1 usage or setup failure. */
 #include <errno.h>
 #include <getopt.h>
+#include <stdbool.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
@@ -24,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/time.h>
 #include <systemd/sd-bus.h>
 #include <time.h>
 #include <unistd.h>
@@ -31,6 +38,23 @@
 static atomic_int worker_tid;
 static atomic_int go;         /* 1: spin, 2: finish */
 static double spin_s, hold_s;
+
+static void *idler(void *arg)
+{
+	pid_t *tid = arg;
+
+	__atomic_store_n(tid, gettid(), __ATOMIC_SEQ_CST);
+	for (;;)
+		pause(); /* until the process exits */
+	return NULL;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
 
 static double now_s(void)
 {
@@ -67,7 +91,13 @@ int main(int argc, char **argv)
 		{ "method", required_argument, NULL, 'm' }, { "prio", required_argument, NULL, 'p' },
 		{ "tid", required_argument, NULL, 't' }, { "pid", required_argument, NULL, 'P' },
 		{ "count", required_argument, NULL, 'n' }, { "spin", required_argument, NULL, 's' },
-		{ "hold", required_argument, NULL, 'h' }, { 0, 0, 0, 0 } };
+		{ "hold", required_argument, NULL, 'h' }, { "latency", no_argument, NULL, 'l' },
+		{ "rttime", required_argument, NULL, 'T' }, { "threads", required_argument, NULL, 'N' },
+		{ 0, 0, 0, 0 } };
+	bool latency = false;
+	long long rttime = -1, nthreads = 0, granted = 0;
+	double *lat = NULL;
+	pid_t *tids = NULL;
 	const char *method = "rtpid";
 	long long prio = 10, tid = 0, pid = getpid(), count = 1;
 	sd_bus_error err = SD_BUS_ERROR_NULL;
@@ -86,6 +116,9 @@ int main(int argc, char **argv)
 		case 'n': count = atoll(optarg); break;
 		case 's': spin_s = atof(optarg); break;
 		case 'h': hold_s = atof(optarg); break;
+		case 'l': latency = true; break;
+		case 'T': rttime = atoll(optarg); break;
+		case 'N': nthreads = atoll(optarg); break;
 		default: return 1;
 		}
 	}
@@ -96,6 +129,25 @@ int main(int argc, char **argv)
 		usleep(1000);
 	if (!tid)
 		tid = atomic_load(&worker_tid);
+	if (rttime >= 0) {
+		struct rlimit rl = { (rlim_t)rttime, (rlim_t)rttime };
+		if (setrlimit(RLIMIT_RTTIME, &rl) < 0)
+			return 1;
+	}
+	if (nthreads > 0) {
+		tids = calloc((size_t)nthreads, sizeof(*tids));
+		for (long long i = 0; tids && i < nthreads; i++) {
+			pthread_t t;
+			if (pthread_create(&t, NULL, idler, &tids[i]))
+				return 1;
+			while (!__atomic_load_n(&tids[i], __ATOMIC_SEQ_CST))
+				usleep(100);
+		}
+		count = nthreads;
+	}
+	lat = calloc((size_t)(count > 0 ? count : 1), sizeof(*lat));
+	if (!lat || (nthreads > 0 && !tids))
+		return 1;
 	printf("tid %lld\n", tid);
 	fflush(stdout);
 	r = sd_bus_open_system(&bus);
@@ -104,6 +156,10 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	for (long long i = 0; i < count; i++) {
+		double t0 = now_s();
+
+		if (tids)
+			tid = tids[i];
 		sd_bus_error_free(&err);
 		rep = sd_bus_message_unref(rep);
 #define CALL(member, sig, ...)                                                          \
@@ -129,9 +185,18 @@ int main(int argc, char **argv)
 			r = CALL("Exit", NULL, 0);
 		else
 			return 1;
+		lat[i] = (now_s() - t0) * 1e6;
 		if (r < 0)
 			break;
+		granted++;
 	}
+	if (latency && granted > 0) {
+		qsort(lat, (size_t)granted, sizeof(*lat), cmp_double);
+		printf("latency p50 %.0f p99 %.0f max %.0f\n", lat[granted / 2],
+		       lat[(granted * 99) / 100], lat[granted - 1]);
+	}
+	if (tids)
+		printf("granted %lld of %lld\n", granted, nthreads);
 	if (r < 0)
 		printf("result error %s: %s\n", err.name ? err.name : "?",
 		       err.message ? err.message : strerror(-r));
@@ -148,5 +213,7 @@ int main(int argc, char **argv)
 	sd_bus_error_free(&err);
 	sd_bus_message_unref(rep);
 	sd_bus_flush_close_unref(bus);
+	free(lat);
+	free(tids);
 	return r < 0 ? 2 : 0;
 }
