@@ -3,7 +3,7 @@
 # isod's reason in the message; malformed calls (wrong signatures, huge
 # arguments, unknown members) change nothing and isod stays up.
 source "$SRC_ROOT/tests/integration/rtkit/rtklib.sh"
-start_rtkit_isod --max-threads-per-user 2 --rate-limit 5 --rate-burst 40
+start_rtkit_isod --max-threads-per-user 2 --rate-limit 1 --rate-burst 40
 
 AD=org.freedesktop.DBus.Error.AccessDenied
 FAILED=org.freedesktop.DBus.Error.Failed
@@ -41,8 +41,10 @@ expect $FAILED "Invalid argument" --method rt --tid 99999999999
 expect $AD "Operation not permitted" --method exit
 
 # caps: the third thread of a user with max_threads_per_user 2
+holders=()
 for i in 1 2; do
-	bg as_nobody "$RTKIT_CLIENT" --method rt --prio 10 --hold 4 >"$ISO_TMP/cap$i.out" 2>&1
+	bg as_nobody "$RTKIT_CLIENT" --method rt --prio 10 --hold 3 >"$ISO_TMP/cap$i.out" 2>&1
+	holders+=($!)
 	for _ in $(seq 100); do grep -q '^sched' "$ISO_TMP/cap$i.out" && break; sleep 0.05; done
 	[ "$(field "$ISO_TMP/cap$i.out" result)" = ok ] || fail "cap $i: $(cat "$ISO_TMP/cap$i.out")"
 done
@@ -72,7 +74,8 @@ b, a = (json.loads(x)["threads"] for x in sys.argv[1:3])
 assert [(t["tid"], t["policy"], t["prio"]) for t in b] == [(t["tid"], t["policy"], t["prio"]) for t in a], (b, a)
 PY
 
-# the rate limit (shared with the socket): 5/s, 40 at once, then busy
+# the rate limit (shared with the socket): 1/s, 40 at once, then busy
+wait "${holders[@]}" # their threads gone: the socket's refusal below is the rate's
 # (MakeThreadHighPriority at nice 0: succeeds, changes nothing; the client
 # stops at the first refusal)
 rtclient "$ISO_TMP/r.out" --method nice --prio 0 --count 100
