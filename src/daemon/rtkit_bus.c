@@ -429,7 +429,8 @@ static void src_flush(void *ctx, bool recorded)
 		struct inflight *f = b->held;
 
 		b->held = f->next;
-		if (!recorded && f->answer.changed && !f->answer.error)
+		if (!recorded && f->answer.changed && !f->answer.error &&
+		    (f->call.method == RTKIT_MAKE_REALTIME || f->call.method == RTKIT_MAKE_REALTIME_PID))
 			rtkit_answer_error(&f->answer, -EIO,
 					   "isod cannot record the grant (state file); thread left SCHED_OTHER");
 		stop |= f->answer.exit;
