@@ -14,8 +14,8 @@ export DEBIAN_FRONTEND=noninteractive
 apt-get update -qq
 apt-get install -y -qq --no-install-recommends \
 	meson ninja-build gcc clang libclang-rt-dev pkg-config \
-	libcmocka-dev libinih-dev zlib1g-dev \
-	util-linux procps python3 valgrind rt-tests stress-ng \
+	libcmocka-dev libinih-dev zlib1g-dev libsystemd-dev \
+	util-linux procps python3 valgrind rt-tests stress-ng dbus-daemon \
 	scdoc groff-base man-db build-essential \
 	dpkg-dev debhelper fakeroot lintian debootstrap e2fsprogs qemu-system-x86 >/dev/null
 if [ "$scx" = yes ]; then

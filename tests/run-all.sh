@@ -82,8 +82,8 @@ if step "ASan/UBSan build" meson setup "$out/asan" -Dwerror=true -Dtests=enabled
 	chmod 1777 "$san"
 	UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1:log_path=$san/ubsan \
 	ASAN_OPTIONS=detect_leaks=1:log_path=$san/asan \
-		mtest "unit, daemon, hardening and escape tests under ASan/UBSan" "$out/asan" \
-		--suite unit --suite daemon --suite hardening --suite escape --no-suite timing
+		mtest "unit, daemon, hardening, escape and rtkit tests under ASan/UBSan" "$out/asan" \
+		--suite unit --suite daemon --suite hardening --suite escape --suite rtkit --no-suite timing
 	echo "=== sanitizer reports"
 	if [ -n "$(ls -A "$san")" ]; then
 		head -n 80 "$san"/*
@@ -105,8 +105,8 @@ fi
 fuzz_secs=${ISOSCHED_FUZZ_SECONDS:-60}
 if step "fuzz build (clang, libFuzzer)" env CC=clang meson setup "$out/fuzz" -Dfuzz=true \
 	-Dwerror=true -Db_lundef=false &&
-   step "fuzz compile" ninja -C "$out/fuzz" tests/fuzz/fuzz_proto tests/fuzz/fuzz_input; then
-	for t in proto input; do
+   step "fuzz compile" ninja -C "$out/fuzz" tests/fuzz/fuzz_proto tests/fuzz/fuzz_input tests/fuzz/fuzz_rtkit; then
+	for t in proto input rtkit; do
 		mkdir -p "$out/corpus-$t"
 		cp "$src/tests/fuzz/corpus/$t/"* "$out/corpus-$t/"
 		if step "fuzz $t for ${fuzz_secs}s" "$out/fuzz/tests/fuzz/fuzz_$t" \

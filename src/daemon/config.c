@@ -189,6 +189,12 @@ int config_set(struct isod_config *c, const char *key, const char *v,
 	} else if (!strcmp(key, "scx_pin_dir")) {
 		r = set_path(c->scx_pin_dir, sizeof(c->scx_pin_dir), v);
 		*why = "scx_pin_dir must be an absolute path";
+	} else if (!strcmp(key, "rtkit")) {
+		r = parse_bool(v, &c->rtkit);
+		*why = "rtkit must be yes or no";
+	} else if (!strcmp(key, "polkit")) {
+		r = parse_bool(v, &c->polkit);
+		*why = "polkit must be yes or no";
 	} else if (!strcmp(key, "syslog")) {
 		r = parse_bool(v, &c->use_syslog);
 		*why = "syslog must be yes or no";

@@ -5,6 +5,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/resource.h>
 
 #include "actuator.h"
 #include "iso_policy.h"
@@ -339,4 +340,100 @@ void handle_bad_message(int err, uint16_t type, uint32_t seq, struct iso_reply *
 		 err == -EPROTO ? "wrong protocol magic or version"
 		 : err == -EOPNOTSUPP ? "unknown request type"
 		 : "malformed request");
+}
+
+void handle_set(struct isod *d, const struct peer *peer, int32_t ns_pid,
+		int32_t ns_tid, int policy, int prio, int limit, struct iso_reply *rep)
+{
+	struct iso_req req = { .type = ISO_MSG_SET };
+
+	req.u.set.pid = ns_pid;
+	req.u.set.tid = ns_tid;
+	req.u.set.policy = policy;
+	req.u.set.prio = prio;
+	req.u.set.limit = limit;
+	memset(rep, 0, sizeof(*rep));
+	rep->type = ISO_MSG_SET | ISO_MSG_REPLY;
+	do_set(d, peer, &req, rep);
+}
+
+/* The same thread, still? Owner and start time as read before the change. */
+static bool nice_target_same(struct isod *d, pid_t tid, uint64_t starttime,
+			     const struct thread_status *before)
+{
+	struct thread_status now;
+	uint64_t st;
+
+	return read_thread_status(d->proc, tid, &now) == 0 &&
+	       read_thread_starttime(d->proc, tid, &st) == 0 && st == starttime &&
+	       now.ruid == before->ruid && now.euid == before->euid;
+}
+
+void handle_nice(struct isod *d, const struct peer *peer, int32_t ns_pid,
+		 int32_t ns_tid, int nice, struct iso_reply *rep)
+{
+	struct thread_status st;
+	uint64_t starttime;
+	pid_t tid;
+	int old;
+
+	memset(rep, 0, sizeof(*rep));
+	rep->type = ISO_MSG_SET | ISO_MSG_REPLY;
+	if (!peer_allowed(d, peer)) {
+		refuse(rep, -EPERM, "user %u is not allowed ISO scheduling (allow_users/allow_groups)",
+		       (unsigned)peer->uid);
+		return;
+	}
+	if (resolve(d, peer, ns_pid, ns_tid, &tid, &st, rep) < 0)
+		return;
+	if (iso_check_owner(peer->uid, peer->uid == 0, st.ruid, st.euid) < 0) {
+		refuse(rep, -EPERM, "thread %d belongs to another user", (int)ns_tid);
+		return;
+	}
+	if (read_thread_starttime(d->proc, tid, &starttime) < 0) {
+		refuse(rep, -ESRCH, "thread %d is gone", (int)ns_tid);
+		return;
+	}
+	if (d->cfg.dry_run)
+		return;
+	/* setpriority() has no pinned form: the thread is checked again
+	 * right after, and a TID reused in between (another thread, maybe
+	 * another user's) gets its old nice level back */
+	errno = 0;
+	old = getpriority(PRIO_PROCESS, (id_t)tid);
+	if (old == -1 && errno) {
+		refuse(rep, -ESRCH, "thread %d is gone", (int)ns_tid);
+		return;
+	}
+	if (setpriority(PRIO_PROCESS, (id_t)tid, nice) < 0) {
+		refuse(rep, -errno, "cannot set the nice level of thread %d: %s", (int)ns_tid,
+		       strerror(errno));
+		return;
+	}
+	if (!nice_target_same(d, tid, starttime, &st)) {
+		(void)setpriority(PRIO_PROCESS, (id_t)tid, old);
+		refuse(rep, -ESRCH, "thread %d is gone", (int)ns_tid);
+		return;
+	}
+	log_debug("thread %d of uid %u: nice %d", (int)tid, (unsigned)st.ruid, nice);
+}
+
+void handle_reset(struct isod *d, const struct peer *peer, struct iso_reply *rep)
+{
+	unsigned n = 0;
+
+	memset(rep, 0, sizeof(*rep));
+	rep->type = ISO_MSG_SET | ISO_MSG_REPLY;
+	pthread_mutex_lock(&d->lock);
+	for (size_t i = 0; i < d->tasks.end; i++) {
+		struct tracked *e = &d->tasks.t[i];
+
+		/* the owner now, through the pinned handle (not the table) */
+		if (!e->used || (peer->uid != 0 && isod_confirm(d, e, peer->uid, 0) < 0))
+			continue;
+		if (isod_release(d, e->tid) == 0)
+			n++;
+	}
+	pthread_mutex_unlock(&d->lock);
+	log_debug("reset by uid %u: %u threads back to SCHED_OTHER", (unsigned)peer->uid, n);
 }

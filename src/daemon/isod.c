@@ -22,6 +22,9 @@
 #include "isod.h"
 #include "log.h"
 #include "revoke.h"
+#ifdef ISOD_HAVE_RTKIT
+#include "rtkit_bus.h"
+#endif
 #include "server.h"
 #include "statefile.h"
 #include "strays.h"
@@ -72,6 +75,10 @@ static void usage(FILE *f)
 "      --log-level LEVEL      error, warning, info (default) or debug\n"
 "      --backend B            auto (default), kernel-rt or scx (the scx_iso scheduler)\n"
 "      --scx-pin-dir DIR      where scx_iso pins its maps (default /sys/fs/bpf/isosched)\n"
+"      --rtkit                also answer RealtimeKit1 (rtkit's D-Bus interface)\n"
+"                             on the system bus (DBUS_SYSTEM_BUS_ADDRESS)\n"
+"      --polkit yes|no        with --rtkit, also ask polkit for rtkit's action\n"
+"                             ids (default no)\n"
 "      --syslog               log to syslog instead of stderr\n"
 "      --dry-run              decide and log, but change no thread\n"
 "  -h, --help                 this help\n"
@@ -99,6 +106,7 @@ static const struct { const char *opt, *key; } key_opts[] = {
 	{ "audit-interval", "audit_interval" },
 	{ "backend", "backend" }, { "scx-pin-dir", "scx_pin_dir" },
 	{ "burst-ms", "burst_ms" }, { "stall-ms", "stall_ms" },
+	{ "polkit", "polkit" },
 };
 #define N_KEY_OPTS (sizeof(key_opts) / sizeof(key_opts[0]))
 
@@ -192,9 +200,35 @@ static int add_override(struct config_source *src, const char *key, const char *
 	return 0;
 }
 
+/* The server loop, with the rtkit D-Bus face when configured. */
+static int serve(struct isod *d, int lfd, int sigfd, int forkfd)
+{
+#ifdef ISOD_HAVE_RTKIT
+	struct server_source src;
+	struct rtkit_bus *bus = NULL;
+	int r;
+
+	if (!d->cfg.rtkit)
+		return server_run(d, lfd, sigfd, forkfd, tick);
+	r = rtkit_bus_open(d, &bus);
+	if (r < 0)
+		return log_error_errno(r, "rtkit: cannot set up the D-Bus face");
+	rtkit_bus_source(bus, &src);
+	r = server_run_with(d, lfd, sigfd, forkfd, tick, &src);
+	rtkit_bus_close(bus);
+	return r;
+#else
+	if (d->cfg.rtkit) {
+		log_error("rtkit = yes, but this isod was built without D-Bus support (meson -Drtkit=enabled needs libsystemd)");
+		return -EOPNOTSUPP;
+	}
+	return server_run(d, lfd, sigfd, forkfd, tick);
+#endif
+}
+
 static int parse_args(int argc, char **argv, struct config_source *src)
 {
-	struct option opts[N_KEY_OPTS + 8];
+	struct option opts[N_KEY_OPTS + 9];
 	size_t n = 0;
 	int c, idx;
 
@@ -203,6 +237,7 @@ static int parse_args(int argc, char **argv, struct config_source *src)
 	opts[n++] = (struct option){ "config", required_argument, NULL, 'c' };
 	opts[n++] = (struct option){ "band", required_argument, NULL, 'b' };
 	opts[n++] = (struct option){ "syslog", no_argument, NULL, 'L' };
+	opts[n++] = (struct option){ "rtkit", no_argument, NULL, 'R' };
 	opts[n++] = (struct option){ "dry-run", no_argument, NULL, 'n' };
 	opts[n++] = (struct option){ "help", no_argument, NULL, 'h' };
 	opts[n++] = (struct option){ "version", no_argument, NULL, 'V' };
@@ -228,6 +263,10 @@ static int parse_args(int argc, char **argv, struct config_source *src)
 			break;
 		}
 		case 'L': src->use_syslog = true; break;
+		case 'R':
+			if (add_override(src, "rtkit", "yes") < 0)
+				return -E2BIG;
+			break;
 		case 'n': src->dry_run = true; break;
 		case 'h': usage(stdout); exit(0);
 		case 'V': printf("isod 0.1.0\n"); exit(0);
@@ -315,7 +354,9 @@ int main(int argc, char **argv)
 	forkfd = forkwatch_open();
 	if (forkfd < 0)
 		log_warning_errno(forkfd, "no process connector: children of ISO threads stay SCHED_OTHER, and an exec from an ISO thread is seen only at the next sample");
-	server_run(&d, lfd, sigfd, forkfd, tick);
+	r = serve(&d, lfd, sigfd, forkfd);
+	if (r < 0)
+		return 1;
 	if (forkfd >= 0)
 		close(forkfd);
 	atomic_store(&d.stop, true);

@@ -364,14 +364,47 @@ static void serve_one(struct isod *d, int ep, struct conn *c, struct ratelimit *
 	}
 }
 
+/* (Re-)register the extra source's fd with what it wants now, and lower
+ * the round's timeout to its own. */
+static void source_arm(int ep, const struct server_source *s, int *armed, int *timeout)
+{
+	struct epoll_event ev = { .data.u64 = UINT64_MAX - 3 };
+	int fd, t;
+
+	if (!s)
+		return;
+	fd = s->fd(s->ctx);
+	if (fd != *armed && *armed >= 0) {
+		epoll_ctl(ep, EPOLL_CTL_DEL, *armed, NULL);
+		*armed = -1;
+	}
+	if (fd >= 0) {
+		ev.events = s->events(s->ctx);
+		/* a closed fd leaves epoll by itself: MOD then fails, ADD it */
+		if ((*armed == fd && epoll_ctl(ep, EPOLL_CTL_MOD, fd, &ev) == 0) ||
+		    epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev) == 0)
+			*armed = fd;
+	}
+	t = s->timeout_ms(s->ctx);
+	if (t >= 0 && t < *timeout)
+		*timeout = t;
+}
+
 int server_run(struct isod *d, int lfd, int sigfd, int forkfd,
 	       void (*tick)(struct isod *d))
+{
+	return server_run_with(d, lfd, sigfd, forkfd, tick, NULL);
+}
+
+int server_run_with(struct isod *d, int lfd, int sigfd, int forkfd,
+		    void (*tick)(struct isod *d), const struct server_source *extra)
 {
 	static struct conn conns[SERVER_MAX_CONN];
 	static struct ratelimit rl;
 	static struct round_turns turns;
-	struct epoll_event ev = { .events = EPOLLIN }, evs[SERVER_MAX_CONN + 3];
+	struct epoll_event ev = { .events = EPOLLIN }, evs[SERVER_MAX_CONN + 4];
 	uint64_t clock = 0;
+	int extra_fd = -1;
 	int ep = epoll_create1(EPOLL_CLOEXEC);
 	int reserve = open("/dev/null", O_RDONLY | O_CLOEXEC);
 
@@ -390,11 +423,14 @@ int server_run(struct isod *d, int lfd, int sigfd, int forkfd,
 	}
 	while (!atomic_load(&d->stop)) {
 		/* every ready connection in one round (plus the listening socket,
-		 * signals and forks), so that no user's waits behind another's */
-		int n = epoll_wait(ep, evs, SERVER_MAX_CONN + 3, 100);
+		 * signals, forks and the D-Bus face), so that no user's waits
+		 * behind another's */
+		int timeout = 100, n;
 		bool recorded, accepting = false;
 
 		turns.n = 0;
+		source_arm(ep, extra, &extra_fd, &timeout);
+		n = epoll_wait(ep, evs, SERVER_MAX_CONN + 4, timeout);
 		for (int i = 0; i < n; i++) {
 			uint64_t k = evs[i].data.u64;
 			if (k == UINT64_MAX) {
@@ -421,10 +457,14 @@ int server_run(struct isod *d, int lfd, int sigfd, int forkfd,
 		}
 		for (int a = 0; accepting && a < ACCEPT_PER_ROUND; a++)
 			accepting = accept_one(d, ep, lfd, conns, &clock, &rl, &reserve, &turns);
+		if (extra)
+			extra->process(extra->ctx, &rl);
 		tick(d);
 		recorded = sync_state(d);
 		for (size_t i = 0; i < SERVER_MAX_CONN; i++)
 			flush_one(ep, &conns[i], recorded);
+		if (extra)
+			extra->flush(extra->ctx, recorded);
 		/* the configuration changes only in tick(), on this thread */
 		if (rl.rate != d->cfg.rate_limit || rl.burst != d->cfg.rate_burst)
 			ratelimit_configure(&rl, d->cfg.rate_limit, d->cfg.rate_burst);
