@@ -28,7 +28,7 @@ while python3 -c "import sys; sys.exit(0 if $(date +%s.%N) - $t0 < 11.5 else 1)"
 	fi
 	sleep 0.1
 done
-[ "$refractory" -gt 0 ] || fail "status never showed refractory"
+[ "$refractory" -gt 0 ] || { tail -40 "$ISO_TMP/isod.log" >&2; fail "status never showed refractory"; }
 wait $comp || fail "competitor failed"
 comp_cpu=$(awk '/^cpu/{print $3}' "$ISO_TMP/comp.out")
 # Its share of one CPU over the window after the first demotion: by the

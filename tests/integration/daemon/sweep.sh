@@ -45,12 +45,16 @@ grep -q "no isod record: demoted" "$ISO_TMP/isod.log" || fail "sweep not logged"
 [ "$(kernel_sched "$rootrt" | cut -d' ' -f1)" = 1 ] || fail "root's own RT thread was demoted"
 [ -z "$ownrt" ] || [ "$(kernel_sched "$ownrt" | cut -d' ' -f1)" = 1 ] || fail "RLIMIT_RTPRIO thread was demoted"
 
-# a clean exit leaves an empty record: the next start sweeps nothing
-as_nobody "$ISOCTL" set --fifo -p 30 $(echo $tids | cut -d' ' -f1) >/dev/null || fail "re-grant"
+# a clean exit demotes but keeps the record (so systemctl restart grants
+# again): the next start re-grants that thread and sweeps nothing
+first=$(echo $tids | cut -d' ' -f1)
+as_nobody "$ISOCTL" set --fifo -p 30 "$first" >/dev/null || fail "re-grant"
 stop_isod
+[ "$(kernel_sched "$first" | cut -d' ' -f1)" = 0 ] || fail "clean exit left thread $first RT"
 grep -q '^#' "$ISO_TMP/isod.state" || fail "clean exit left no state record"
-[ "$(grep -vc '^#' "$ISO_TMP/isod.state")" = 0 ] || fail "clean exit left entries"
+[ "$(grep -vc '^#' "$ISO_TMP/isod.state")" = 1 ] || fail "clean exit did not keep the one grant's record"
 start_isod "${band[@]}"
+[ "$(kernel_sched "$first" | cut -d' ' -f1)" = 1 ] || fail "restart did not grant thread $first again"
 grep -c "no isod record" "$ISO_TMP/isod.log" | grep -qx 3 || fail "second start swept again"
 stop_isod
 echo "PASS"
