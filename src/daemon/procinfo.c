@@ -60,8 +60,12 @@ int parse_status_buf(const char *buf, struct thread_status *st)
 
 	memset(st, 0, sizeof(*st));
 	f = field(buf, "Tgid:");
-	if (!f || parse_ints(f, v, 64, &n) < 0 || n != 1 || v[0] > INT_MAX || v[0] < 1)
+	if (!f || parse_ints(f, v, 64, &n) < 0 || n != 1 || v[0] > INT_MAX || v[0] < 0)
 		return -EBADMSG;
+	/* A thread being released has lost its pids, and the kernel prints
+	 * 0 for them: it is gone, not malformed (found by abuse_race). */
+	if (v[0] == 0)
+		return -ESRCH;
 	st->tgid = (pid_t)v[0];
 	f = field(buf, "Uid:");
 	if (!f || parse_ints(f, v, 64, &n) < 0 || n != 4 || v[0] > UINT_MAX || v[1] > UINT_MAX)
@@ -86,6 +90,8 @@ int parse_status_buf(const char *buf, struct thread_status *st)
 		if (parse_ints(f, v, PROC_MAX_NS, &n) < 0 || n == 0)
 			return -EBADMSG;
 		for (size_t i = 0; i < n; i++) {
+			if (v[i] == 0)
+				return -ESRCH; /* released, as for Tgid */
 			if (v[i] < 1 || v[i] > INT_MAX)
 				return -EBADMSG;
 			st->nspid[i] = (pid_t)v[i];

@@ -39,6 +39,9 @@ static void test_status(void **state)
 	assert_int_equal(parse_status_buf("Tgid:\t-5\nUid:\t1 1 1 1\nGid:\t1 1 1 1\n", &st), -EBADMSG);
 	assert_int_equal(parse_status_buf("Tgid:\t5\nUid:\t1 1 1 1\nGid:\t1 1 1 1\nNSpid:\t1 2 3 4 5 6 7 8 9\n", &st), -EBADMSG);
 	assert_int_equal(parse_status_buf("", &st), -EBADMSG);
+	/* a thread being released prints 0 for the pids it no longer has */
+	assert_int_equal(parse_status_buf("Tgid:\t0\nUid:\t1 1 1 1\nGid:\t1 1 1 1\n", &st), -ESRCH);
+	assert_int_equal(parse_status_buf("Tgid:\t5\nUid:\t1 1 1 1\nGid:\t1 1 1 1\nNSpid:\t0\n", &st), -ESRCH);
 }
 
 static void test_stat_and_schedstat(void **state)

@@ -699,7 +699,11 @@ static int do_race(double seconds)
 			} else if (r == -EAGAIN) {
 				eagain++;
 			} else {
-				other++;
+				/* say which: a flake here must be diagnosable
+				 * from one CI log */
+				if (other++ < 5)
+					fprintf(stderr, "race: thread %d: unexpected %s\n",
+						(int)(base + k), strerror(-r));
 			}
 		}
 		if (live)
