@@ -41,7 +41,7 @@ void cli_usage(FILE *f)
 	      "        CPU time while SCHED_FIFO and while demoted; 100 % minus their\n"
 	      "        SCHED_FIFO share is what the kernel left to SCHED_OTHER tasks.\n"
 	      "\n"
-	      "    Stall mode (--stall, root; src/bench/stall.c). A SCHED_OTHER probe sleeps\n"
+	      "    Stall mode (--stall, root; src/bench/stall/). A SCHED_OTHER probe sleeps\n"
 	      "    1 ms in a loop and records its longest gap and the total of its gaps\n"
 	      "    over 50 ms while one spinner per CPU runs --window seconds (12): ISO\n"
 	      "    under a private isod with the burst guard and stall cap, with the cap\n"
