@@ -16,9 +16,13 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "bench.h"
+#include "child.h"
+#include "clock.h"
+#include "isod.h"
 #include "isosched.h"
 
+/* The private isod and its files: read by the signal handler's cleanup
+ * (isod_kill_private), hence file scope; one isod runs at a time. */
 static volatile pid_t isod_pid;
 static char tmpdir[96];
 static char sock_path[128], state_path[128], log_path[128];
@@ -31,7 +35,7 @@ static bool executable(const char *p)
 	       access(p, X_OK) == 0;
 }
 
-char *isod_find(const char *explicit_path)
+static char *find_path(const char *explicit_path)
 {
 	char self[PATH_MAX], cand[PATH_MAX + 32];
 	const char *env = getenv("ISOD"), *path;
@@ -82,14 +86,6 @@ bool isod_answers(void)
 	return iso_status(&st, NULL, 0) >= 0;
 }
 
-static void sleep_ms(long ms)
-{
-	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
-
-	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
-		;
-}
-
 static void tail_log(char *err, size_t errlen)
 {
 	char buf[1024];
@@ -122,7 +118,7 @@ static void tail_log(char *err, size_t errlen)
 	}
 }
 
-bool isod_has_option(const char *isod_path, const char *option)
+static bool has_option(const char *isod_path, const char *option)
 {
 	char buf[8192];
 	size_t used = 0;
@@ -182,25 +178,91 @@ pid_t isod_private_pid(void)
 	return isod_pid;
 }
 
-int isod_start_private(const char *isod_path, char *err, size_t errlen)
+int isod_bin_find(const char *explicit_path, struct isod_bin *bin)
 {
-	return isod_start_private_args(isod_path, NULL, err, errlen);
-}
-
-#define ISOD_MAX_ARGS 32
-
-int isod_start_private_args(const char *isod_path, const char *const *extra,
-			    char *err, size_t errlen)
-{
-	const char *argv[ISOD_MAX_ARGS + 8];
-	int argc = 0;
+	memset(bin, 0, sizeof(*bin));
+	bin->path = find_path(explicit_path);
+	if (!bin->path)
+		return -ENOENT;
 	/* isod's start-up sweep for lost grants would demote the ISO threads
 	 * of every other isod on the machine (other benchmarks, tests): off
 	 * for a private daemon, where isod has the option */
-	bool no_sweep = isod_has_option(isod_path, "--sweep-orphans");
+	bin->has_sweep_orphans = has_option(bin->path, "--sweep-orphans");
+	bin->has_rate_limit = has_option(bin->path, "--rate-limit");
+	bin->has_burst_ms = has_option(bin->path, "--burst-ms");
+	return 0;
+}
+
+void isod_bin_free(struct isod_bin *bin)
+{
+	free(bin->path);
+	bin->path = NULL;
+}
+
+double isod_sample_ms(double fallback)
+{
+	struct iso_status_info st;
+
+	if (iso_status(&st, NULL, 0) >= 0 && st.sample_us)
+		return st.sample_us / 1000.0;
+	return fallback;
+}
+
+static void add_num(const char **argv, int *argc, const char *opt, int v,
+		    char *buf)
+{
+	snprintf(buf, 16, "%d", v);
+	argv[(*argc)++] = opt;
+	argv[(*argc)++] = buf;
+}
+
+int isod_build_argv(const struct isod_bin *bin, const struct isod_want *w,
+		    const char *sock, const char *state, char numbuf[4][16],
+		    const char *argv[ISOD_MAX_ARGV])
+{
+	int n = 0;
+
+	argv[n++] = bin->path;
+	argv[n++] = "--socket";
+	argv[n++] = sock;
+	argv[n++] = "--state-file";
+	argv[n++] = state;
+	if (bin->has_sweep_orphans) {
+		argv[n++] = "--sweep-orphans";
+		argv[n++] = "no";
+	}
+	if (w->iso_cpu)
+		add_num(argv, &n, "--iso-cpu", w->iso_cpu, numbuf[0]);
+	if (w->iso_period_s)
+		add_num(argv, &n, "--iso-period", w->iso_period_s, numbuf[1]);
+	if (w->max_threads_per_user)
+		add_num(argv, &n, "--max-threads-per-user",
+			w->max_threads_per_user, numbuf[2]);
+	if (w->max_threads)
+		add_num(argv, &n, "--max-threads", w->max_threads, numbuf[3]);
+	if (w->log_level) {
+		argv[n++] = "--log-level";
+		argv[n++] = w->log_level;
+	}
+	if (w->rate_limit_off && bin->has_rate_limit) {
+		argv[n++] = "--rate-limit";
+		argv[n++] = "0";
+	}
+	if (w->guard_off && bin->has_burst_ms) {
+		argv[n++] = "--burst-ms";
+		argv[n++] = "0";
+	}
+	if (w->stall_cap_off && bin->has_burst_ms) {
+		argv[n++] = "--stall-ms";
+		argv[n++] = "0";
+	}
+	argv[n] = NULL;
+	return n;
+}
+
+static int make_tmpdir(char *err, size_t errlen)
+{
 	const char *base = getenv("TMPDIR");
-	pid_t p, parent = getpid();
-	int status;
 
 	if (!base || !*base || strlen(base) > 64)
 		base = "/tmp";
@@ -215,8 +277,21 @@ int isod_start_private_args(const char *isod_path, const char *const *extra,
 	snprintf(sock_path, sizeof(sock_path), "%s/isod.sock", tmpdir);
 	snprintf(state_path, sizeof(state_path), "%s/state", tmpdir);
 	snprintf(log_path, sizeof(log_path), "%s/isod.log", tmpdir);
-	setenv("ISOSCHED_SOCKET", sock_path, 1);
+	return 0;
+}
 
+int isod_start(const struct isod_bin *bin, const struct isod_want *want,
+	       char *err, size_t errlen)
+{
+	const char *argv[ISOD_MAX_ARGV];
+	char numbuf[4][16];
+	pid_t p, parent = getpid();
+	int status;
+
+	if (make_tmpdir(err, errlen) < 0)
+		return -1;
+	setenv("ISOSCHED_SOCKET", sock_path, 1);
+	isod_build_argv(bin, want, sock_path, state_path, numbuf, argv);
 	p = fork();
 	if (p < 0) {
 		snprintf(err, errlen, "fork: %s", strerror(errno));
@@ -234,20 +309,8 @@ int isod_start_private_args(const char *isod_path, const char *const *extra,
 			dup2(fd, STDOUT_FILENO);
 			dup2(fd, STDERR_FILENO);
 		}
-		argv[argc++] = isod_path;
-		argv[argc++] = "--socket";
-		argv[argc++] = sock_path;
-		argv[argc++] = "--state-file";
-		argv[argc++] = state_path;
-		if (no_sweep) {
-			argv[argc++] = "--sweep-orphans";
-			argv[argc++] = "no";
-		}
-		for (int i = 0; extra && extra[i] && i < ISOD_MAX_ARGS; i++)
-			argv[argc++] = extra[i];
-		argv[argc] = NULL;
-		execv(isod_path, (char *const *)argv);
-		fprintf(stderr, "exec %s: %s\n", isod_path, strerror(errno));
+		execv(bin->path, (char *const *)argv);
+		fprintf(stderr, "exec %s: %s\n", bin->path, strerror(errno));
 		_exit(127);
 	}
 	isod_pid = p;
@@ -258,16 +321,16 @@ int isod_start_private_args(const char *isod_path, const char *const *extra,
 			isod_pid = 0;
 			if (WIFEXITED(status))
 				snprintf(err, errlen, "%s exited with status %d",
-					 isod_path, WEXITSTATUS(status));
+					 bin->path, WEXITSTATUS(status));
 			else
 				snprintf(err, errlen, "%s killed by signal %d",
-					 isod_path, WTERMSIG(status));
+					 bin->path, WTERMSIG(status));
 			tail_log(err, errlen);
 			return -1;
 		}
-		sleep_ms(50);
+		bench_sleep_ns(50000000ull);
 	}
-	snprintf(err, errlen, "%s did not answer on %s within 10 s", isod_path,
+	snprintf(err, errlen, "%s did not answer on %s within 10 s", bin->path,
 		 sock_path);
 	tail_log(err, errlen);
 	isod_stop_private();

@@ -28,119 +28,14 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-#include <grp.h>
 
 #include "bench.h"
+#include "common/child.h"
+#include "common/clock.h"
+#include "latency.h"
 #include "isosched.h"
 
 #define STACK_SIZE (256 * 1024)
-
-/* ---- policies ------------------------------------------------------------ */
-
-static const char *const names[POL_COUNT] = {
-	[POL_NORMAL] = "normal",   [POL_NORMAL_NICE20] = "normal-nice-20",
-	[POL_FIFO] = "fifo",       [POL_RR] = "rr",
-	[POL_ISO] = "iso",         [POL_ISO_RR] = "iso-rr",
-};
-
-const char *policy_name(enum bench_policy p)
-{
-	return (unsigned)p < POL_COUNT ? names[p] : "?";
-}
-
-int policy_parse(const char *name)
-{
-	for (int i = 0; i < POL_COUNT; i++)
-		if (!strcmp(name, names[i]))
-			return i;
-	return -1;
-}
-
-bool policy_needs_root(enum bench_policy p)
-{
-	return p == POL_NORMAL_NICE20 || p == POL_FIFO || p == POL_RR;
-}
-
-bool policy_is_iso(enum bench_policy p)
-{
-	return p == POL_ISO || p == POL_ISO_RR;
-}
-
-static int expected_kernel_policy(enum bench_policy p)
-{
-	switch (p) {
-	case POL_FIFO:
-	case POL_ISO:
-		return SCHED_FIFO;
-	case POL_RR:
-	case POL_ISO_RR:
-		return SCHED_RR;
-	default:
-		return SCHED_OTHER;
-	}
-}
-
-/* ---- time and work --------------------------------------------------------- */
-
-int bench_kernel_policy(void)
-{
-	int p = sched_getscheduler(0);
-
-	return p < 0 ? p : p & ~SCHED_RESET_ON_FORK;
-}
-
-uint64_t bench_clock_ns(clockid_t c)
-{
-	struct timespec ts;
-
-	clock_gettime(c, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-void bench_sleep_ns(uint64_t ns)
-{
-	struct timespec ts = { (time_t)(ns / 1000000000ull),
-			       (long)(ns % 1000000000ull) };
-
-	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
-		;
-}
-
-void busy_work(uint64_t loops)
-{
-	volatile uint64_t x = 0;
-
-	for (uint64_t i = 0; i < loops; i++)
-		x = x + (i ^ (x >> 3));
-}
-
-double calibrate_loops_per_ns(void)
-{
-	uint64_t n = 1u << 14, t;
-	double best = 0.0;
-
-	/* grow until one run takes >= 10 ms of this thread's CPU time */
-	for (;;) {
-		t = bench_clock_ns(CLOCK_THREAD_CPUTIME_ID);
-		busy_work(n);
-		t = bench_clock_ns(CLOCK_THREAD_CPUTIME_ID) - t;
-		if (t >= 10000000ull || n >= (1ull << 40))
-			break;
-		n *= 2;
-	}
-	/* the fastest of a few: CPU time already excludes preemption */
-	for (int i = 0; i < 5; i++) {
-		double r;
-
-		t = bench_clock_ns(CLOCK_THREAD_CPUTIME_ID);
-		busy_work(n);
-		t = bench_clock_ns(CLOCK_THREAD_CPUTIME_ID) - t;
-		r = (double)n / (double)(t ? t : 1);
-		if (r > best)
-			best = r;
-	}
-	return best;
-}
 
 /* ---- the run child ----------------------------------------------------------- */
 
@@ -157,59 +52,64 @@ struct shared_run {
 
 struct worker {
 	pthread_t th;
+	struct run_ctx *ctx;
 	int index;
 	uint64_t samples, misses, lost;
 	int kpol, kprio;
 	struct hist hist;
 };
 
-static const struct bench_config *g_cfg;
-static enum bench_policy g_pol;
-static struct shared_run *g_sh;
-static pthread_barrier_t g_bar;
-static uint64_t g_start_ns;
+/* What the measuring threads of the child share (its stack): no globals. */
+struct run_ctx {
+	const struct bench_config *cfg;
+	enum bench_policy pol;
+	struct shared_run *sh;
+	pthread_barrier_t bar;
+	uint64_t start_ns; /* set between the two barrier waits */
+};
 
-static void set_error(const char *fmt, const char *a, const char *b)
+static void set_error(struct shared_run *sh, const char *fmt, const char *a, const char *b)
 {
-	atomic_store(&g_sh->failed, 1);
-	if (atomic_flag_test_and_set(&g_sh->error_taken))
+	atomic_store(&sh->failed, 1);
+	if (atomic_flag_test_and_set(&sh->error_taken))
 		return;
-	snprintf(g_sh->error, sizeof(g_sh->error), fmt, a, b);
+	snprintf(sh->error, sizeof(sh->error), fmt, a, b);
 }
 
 static int apply_policy(struct worker *w)
 {
-	struct sched_param sp = { .sched_priority = g_cfg->rt_prio };
+	const enum bench_policy pol = w->ctx->pol;
+	struct sched_param sp = { .sched_priority = w->ctx->cfg->rt_prio };
 	struct iso_thread_info info;
 	int r;
 
-	switch (g_pol) {
+	switch (pol) {
 	case POL_NORMAL:
 		break;
 	case POL_NORMAL_NICE20:
 		if (setpriority(PRIO_PROCESS, (id_t)gettid(), -20) < 0) {
-			set_error("setpriority(-20): %s%s", strerror(errno), "");
+			set_error(w->ctx->sh, "setpriority(-20): %s%s", strerror(errno), "");
 			return -1;
 		}
 		break;
 	case POL_FIFO:
 	case POL_RR:
 		r = pthread_setschedparam(pthread_self(),
-					  g_pol == POL_FIFO ? SCHED_FIFO : SCHED_RR,
+					  pol == POL_FIFO ? SCHED_FIFO : SCHED_RR,
 					  &sp);
 		if (r) {
-			set_error("pthread_setschedparam: %s%s", strerror(r), "");
+			set_error(w->ctx->sh, "pthread_setschedparam: %s%s", strerror(r), "");
 			return -1;
 		}
 		break;
 	case POL_ISO:
 	case POL_ISO_RR:
 		r = iso_set_thread(0,
-				   g_pol == POL_ISO ? ISO_SCHED_ISO_FIFO
+				   pol == POL_ISO ? ISO_SCHED_ISO_FIFO
 						    : ISO_SCHED_ISO_RR,
 				   BENCH_PRIO, 0, &info);
 		if (r < 0) {
-			set_error("iso_set_thread: %s: %s", strerror(-r),
+			set_error(w->ctx->sh, "iso_set_thread: %s: %s", strerror(-r),
 				  iso_last_error());
 			return -1;
 		}
@@ -220,13 +120,13 @@ static int apply_policy(struct worker *w)
 	w->kpol = bench_kernel_policy();
 	if (sched_getparam(0, &sp) == 0)
 		w->kprio = sp.sched_priority;
-	if (w->kpol != expected_kernel_policy(g_pol)) {
+	if (w->kpol != policy_kernel(pol)) {
 		char got[32];
 
 		snprintf(got, sizeof(got), "%d", w->kpol);
-		set_error("thread runs as kernel policy %s, not %s", got,
-			  g_pol == POL_ISO || g_pol == POL_FIFO ? "SCHED_FIFO"
-			  : g_pol == POL_RR || g_pol == POL_ISO_RR ? "SCHED_RR"
+		set_error(w->ctx->sh, "thread runs as kernel policy %s, not %s", got,
+			  pol == POL_ISO || pol == POL_FIFO ? "SCHED_FIFO"
+			  : pol == POL_RR || pol == POL_ISO_RR ? "SCHED_RR"
 			  : "SCHED_OTHER");
 		return -1;
 	}
@@ -236,18 +136,19 @@ static int apply_policy(struct worker *w)
 static void *worker_main(void *arg)
 {
 	struct worker *w = arg;
-	const uint64_t period = g_cfg->period_ns, loops = g_cfg->work_loops;
-	const int want = expected_kernel_policy(g_pol);
+	struct run_ctx *ctx = w->ctx;
+	const uint64_t period = ctx->cfg->period_ns, loops = ctx->cfg->work_loops;
+	const int want = policy_kernel(ctx->pol);
 	uint64_t next, end, now, done;
 	struct timespec ts;
 
 	apply_policy(w);
-	pthread_barrier_wait(&g_bar);
-	pthread_barrier_wait(&g_bar); /* g_start_ns is set in between */
-	if (atomic_load(&g_sh->failed))
+	pthread_barrier_wait(&ctx->bar);
+	pthread_barrier_wait(&ctx->bar); /* ctx->start_ns is set in between */
+	if (atomic_load(&ctx->sh->failed))
 		return NULL;
-	next = g_start_ns;
-	end = g_start_ns + (uint64_t)(g_cfg->duration_s * 1e9);
+	next = ctx->start_ns;
+	end = ctx->start_ns + (uint64_t)(ctx->cfg->duration_s * 1e9);
 	while (next < end) {
 		ts.tv_sec = (time_t)(next / 1000000000ull);
 		ts.tv_nsec = (long)(next % 1000000000ull);
@@ -275,27 +176,30 @@ static void *worker_main(void *arg)
 	return NULL;
 }
 
-static _Noreturn void run_child(pid_t parent)
+static _Noreturn void run_child(pid_t parent, const struct bench_config *cfg,
+				 enum bench_policy pol, struct shared_run *sh)
 {
-	uint64_t rt_us = 2 * g_cfg->period_ns / 1000 + 200000;
+	struct run_ctx ctx = { .cfg = cfg, .pol = pol, .sh = sh };
+	uint64_t rt_us = 2 * cfg->period_ns / 1000 + 200000;
 	struct rlimit rl = { rt_us, rt_us + 1000000 };
 	struct worker *ws;
 	pthread_attr_t attr;
-	int n = g_cfg->threads, started = 0;
+	int n = cfg->threads, started = 0;
 
 	if (!child_bind_to_parent(parent, SIGKILL))
 		_exit(1);
-	alarm((unsigned)g_cfg->duration_s + 20);
+	alarm((unsigned)cfg->duration_s + 20);
 	/* a thread running RT without blocking for long gets SIGXCPU/SIGKILL */
 	setrlimit(RLIMIT_RTTIME, &rl);
 
 	ws = calloc((size_t)n, sizeof(*ws));
 	if (!ws) {
-		set_error("out of memory%s%s", "", "");
+		set_error(sh, "out of memory%s%s", "", "");
 		_exit(1);
 	}
 	for (int i = 0; i < n; i++) {
 		ws[i].index = i;
+		ws[i].ctx = &ctx;
 		ws[i].kpol = -1;
 		hist_init(&ws[i].hist); /* also faults the pages in */
 	}
@@ -305,10 +209,12 @@ static _Noreturn void run_child(pid_t parent)
 		setrlimit(RLIMIT_MEMLOCK, &ml);
 		(void)mlockall(MCL_CURRENT | MCL_FUTURE);
 	}
-	if (policy_is_iso(g_pol) && geteuid() == 0) {
-		if (bench_drop_to_nobody() < 0) {
-			set_error("dropping privileges to uid %s: %s", "65534",
-				  strerror(errno));
+	if (policy_is_iso(pol) && geteuid() == 0) {
+		int r = bench_drop_to_nobody();
+
+		if (r < 0) {
+			set_error(sh, "dropping privileges to uid %s: %s", "65534",
+				  strerror(-r));
 			_exit(1);
 		}
 		/* a credential change clears the parent-death signal */
@@ -317,7 +223,7 @@ static _Noreturn void run_child(pid_t parent)
 			_exit(1);
 	}
 
-	pthread_barrier_init(&g_bar, NULL, (unsigned)n + 1);
+	pthread_barrier_init(&ctx.bar, NULL, (unsigned)n + 1);
 	pthread_attr_init(&attr);
 	pthread_attr_setstacksize(&attr, STACK_SIZE);
 	pthread_attr_setinheritsched(&attr, PTHREAD_INHERIT_SCHED);
@@ -325,55 +231,46 @@ static _Noreturn void run_child(pid_t parent)
 		int r = pthread_create(&ws[started].th, &attr, worker_main,
 				       &ws[started]);
 		if (r) {
-			set_error("pthread_create: %s%s", strerror(r), "");
+			set_error(sh, "pthread_create: %s%s", strerror(r), "");
 			/* the barrier counts n + 1: can't release the others
 			 * cleanly; the exit below takes them all */
 			_exit(1);
 		}
 	}
-	pthread_barrier_wait(&g_bar);
+	pthread_barrier_wait(&ctx.bar);
 	/* start on a clean boundary a little ahead, all threads in phase */
-	g_start_ns = bench_clock_ns(CLOCK_MONOTONIC) + 20000000ull;
-	pthread_barrier_wait(&g_bar);
+	ctx.start_ns = bench_clock_ns(CLOCK_MONOTONIC) + 20000000ull;
+	pthread_barrier_wait(&ctx.bar);
 	for (int i = 0; i < n; i++)
 		pthread_join(ws[i].th, NULL);
 
 	for (int i = 0; i < n; i++) {
-		hist_merge(&g_sh->hist, &ws[i].hist);
-		g_sh->samples += ws[i].samples;
-		g_sh->misses += ws[i].misses;
-		g_sh->policy_lost += ws[i].lost;
+		hist_merge(&sh->hist, &ws[i].hist);
+		sh->samples += ws[i].samples;
+		sh->misses += ws[i].misses;
+		sh->policy_lost += ws[i].lost;
 	}
-	g_sh->kernel_policy = ws[0].kpol;
-	g_sh->kernel_prio = ws[0].kprio;
-	if (policy_is_iso(g_pol)) {
+	sh->kernel_policy = ws[0].kpol;
+	sh->kernel_prio = ws[0].kprio;
+	if (policy_is_iso(pol)) {
 		struct iso_status_info st;
 
 		if (iso_status(&st, NULL, 0) >= 0) {
-			g_sh->band_lo = st.band_lo;
-			g_sh->band_hi = st.band_hi;
+			sh->band_lo = st.band_lo;
+			sh->band_hi = st.band_hi;
 		}
 	}
-	g_sh->finished = 1;
-	_exit(atomic_load(&g_sh->failed) ? 1 : 0);
-}
-
-static void sleep_ms(long ms)
-{
-	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
-
-	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
-		;
+	sh->finished = 1;
+	_exit(atomic_load(&sh->failed) ? 1 : 0);
 }
 
 void run_policy(const struct bench_config *cfg, enum bench_policy pol,
-		struct bench_result *res, volatile pid_t *child_pid)
+		struct bench_result *res)
 {
 	struct shared_run *sh;
 	pid_t parent = getpid(), p;
-	uint64_t deadline;
 	int status = 0;
-	bool timed_out = false;
+	bool timed_out;
 
 	res->policy = pol;
 	res->state = RUN_FAILED;
@@ -382,44 +279,30 @@ void run_policy(const struct bench_config *cfg, enum bench_policy pol,
 	res->iso_band_lo = res->iso_band_hi = 0;
 	hist_init(res->hist);
 
-	sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE,
-		  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	if (sh == MAP_FAILED) {
+	sh = shm_new(sizeof(*sh));
+	if (!sh) {
 		snprintf(res->note, sizeof(res->note), "mmap: %s",
 			 strerror(errno));
 		return;
 	}
-	memset(sh, 0, sizeof(*sh));
 	atomic_init(&sh->failed, 0);
 	atomic_flag_clear(&sh->error_taken);
 	hist_init(&sh->hist);
-	g_cfg = cfg;
-	g_pol = pol;
-	g_sh = sh;
 
 	fflush(NULL);
 	p = fork();
 	if (p < 0) {
 		snprintf(res->note, sizeof(res->note), "fork: %s",
 			 strerror(errno));
-		munmap(sh, sizeof(*sh));
+		shm_free(sh, sizeof(*sh));
 		return;
 	}
 	if (p == 0)
-		run_child(parent);
-	*child_pid = p;
-
-	deadline = bench_clock_ns(CLOCK_MONOTONIC) +
-		   (uint64_t)((cfg->duration_s + 15.0) * 1e9);
-	for (;;) {
-		int r = child_reap(p, deadline, &status);
-
-		timed_out = r < 0;
-		if (r)
-			break;
-		sleep_ms(20);
-	}
-	*child_pid = 0;
+		run_child(parent, cfg, pol, sh);
+	child_track(p);
+	timed_out = child_wait(p, bench_clock_ns(CLOCK_MONOTONIC) +
+				       (uint64_t)((cfg->duration_s + 15.0) * 1e9),
+			       20000000ull, NULL, NULL, &status) < 0;
 
 	if (sh->error[0]) {
 		snprintf(res->note, sizeof(res->note), "%s", sh->error);
@@ -448,5 +331,5 @@ void run_policy(const struct bench_config *cfg, enum bench_policy pol,
 			snprintf(res->note, sizeof(res->note), "no samples");
 		}
 	}
-	munmap(sh, sizeof(*sh));
+	shm_free(sh, sizeof(*sh));
 }

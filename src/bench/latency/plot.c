@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "bench.h"
+#include "latency.h"
 
 #define W 820
 #define H 520
@@ -89,9 +89,9 @@ static void curve(FILE *f, const struct axes *a, const struct hist *h,
 	fputs("\"/>\n", f);
 }
 
-int output_svg(const struct bench_report *r, const char *path)
+int latency_write_svg(const struct latency_result *r, const char *path)
 {
-	const struct bench_config *c = r->cfg;
+	const struct bench_config *c = &r->cfg;
 	struct axes a = { .xmax = 1.0, .ylo = 1e9, .yhi = -1e9 };
 	uint64_t maxcount = 0;
 	double period_us = (double)c->period_ns / 1e3;

@@ -35,17 +35,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "bench.h"
+#include "common/child.h"
+#include "common/clock.h"
+#include "common/isod.h"
 #include "isosched.h"
-
 #include "stall.h"
-
-static int kernel_policy(void)
-{
-	int p = sched_getscheduler(0);
-
-	return p < 0 ? p : p & ~SCHED_RESET_ON_FORK;
-}
 
 /* ---- the probe ------------------------------------------------------------ */
 
@@ -130,7 +124,7 @@ static _Noreturn void spinner_child(pid_t parent, struct shared *sh, int i,
 			break;
 		for (volatile int k = 0; k < 20000; k++)
 			;
-		rt = kernel_policy() == SCHED_FIFO;
+		rt = bench_kernel_policy() == SCHED_FIFO;
 		if (was_rt && !rt) {
 			st->demotions++;
 			if (!st->first_demote_ns)
@@ -143,44 +137,34 @@ static _Noreturn void spinner_child(pid_t parent, struct shared *sh, int i,
 	_exit(0);
 }
 
-static void isod_args_for(enum scenario sc, const char **args)
+static void isod_want_for(enum scenario sc, struct isod_want *w)
 {
-	int n = 0;
-
-	args[n++] = "--log-level";
-	args[n++] = "info";
-	if (sc == SC_ISO_CAP || sc == SC_ISO_PATCH) {
-		args[n++] = "--burst-ms";
-		args[n++] = "0";
-	}
-	if (sc == SC_ISO_PATCH) {
-		args[n++] = "--stall-ms";
-		args[n++] = "0";
-	}
-	args[n] = NULL;
+	*w = (struct isod_want){ .log_level = "info" };
+	w->guard_off = sc == SC_ISO_CAP || sc == SC_ISO_PATCH;
+	w->stall_cap_off = sc == SC_ISO_PATCH;
 }
 
-static void run_scenario(const struct mode_opts *o, const char *isod, enum scenario sc,
-			 int ncpu, struct shared *sh, volatile pid_t *child_pid,
+static void run_scenario(const struct stall_opts *o, const struct isod_bin *isod,
+			 enum scenario sc, int ncpu, struct shared *sh,
 			 struct sc_result *res)
 {
 	double window = o->window_s;
 	unsigned bound = (unsigned)window + 10;
 	pid_t parent = getpid(), probe, spin[MAX_SPINNERS];
 	uint64_t t0, deadline;
-	const char *args[8];
+	struct isod_want want;
 	char err[512] = "";
 
 	memset(sh, 0, sizeof(*sh));
 	memset(res, 0, sizeof(*res));
 	res->spinners = ncpu;
 	if (sc <= SC_ISO_PATCH) {
-		isod_args_for(sc, args);
-		if (!isod_has_option(isod, "--burst-ms")) {
+		isod_want_for(sc, &want);
+		if (!isod->has_burst_ms) {
 			snprintf(res->note, sizeof(res->note), "isod has no --burst-ms");
 			return;
 		}
-		if (isod_start_private_args(isod, args, err, sizeof(err)) < 0) {
+		if (isod_start(isod, &want, err, sizeof(err)) < 0) {
 			snprintf(res->note, sizeof(res->note), "isod: %.150s", err);
 			return;
 		}
@@ -196,7 +180,7 @@ static void run_scenario(const struct mode_opts *o, const char *isod, enum scena
 		spin[i] = fork();
 		if (spin[i] == 0)
 			spinner_child(parent, sh, i, sc, bound);
-		*child_pid = spin[i];
+		child_track(spin[i]);
 	}
 	deadline = sh->spin_stop_ns + 5000000000ull;
 	for (int i = 0; i < ncpu; i++) {
@@ -209,7 +193,7 @@ static void run_scenario(const struct mode_opts *o, const char *isod, enum scena
 		else if (WIFSIGNALED(status))
 			res->killed++; /* by the kernel (RLIMIT_RTTIME), not by us */
 	}
-	*child_pid = 0;
+	child_track(0);
 	bench_sleep_ns(1000000000ull);
 	atomic_store(&sh->probe_stop, 1);
 	{
@@ -268,7 +252,7 @@ static _Noreturn void periodic_child(pid_t parent, struct shared *sh, int i, dou
 
 		while (bench_clock_ns(CLOCK_MONOTONIC) < next + busy)
 			;
-		rt = kernel_policy() == SCHED_FIFO;
+		rt = bench_kernel_policy() == SCHED_FIFO;
 		sh->per[i].periods++;
 		sh->per[i].demoted_periods += !rt;
 		if (was_rt && !rt)
@@ -283,16 +267,16 @@ static _Noreturn void periodic_child(pid_t parent, struct shared *sh, int i, dou
 	_exit(0);
 }
 
-static int run_periodic(const char *isod, struct shared *sh, volatile pid_t *child_pid,
-			char *note, size_t notelen)
+static int run_periodic(const struct isod_bin *isod, struct shared *sh, char *note,
+			size_t notelen)
 {
-	static const char *const args[] = { "--log-level", "info", "--iso-cpu", "95", NULL };
+	const struct isod_want want = { .log_level = "info", .iso_cpu = 95 };
 	const double secs = 10.0;
 	pid_t parent = getpid();
 	char err[512] = "";
 
 	memset(sh, 0, sizeof(*sh));
-	if (isod_start_private_args(isod, args, err, sizeof(err)) < 0) {
+	if (isod_start(isod, &want, err, sizeof(err)) < 0) {
 		snprintf(note, notelen, "isod: %.150s", err);
 		return -1;
 	}
@@ -307,7 +291,7 @@ static int run_periodic(const char *isod, struct shared *sh, volatile pid_t *chi
 			p[n] = fork();
 			if (p[n] == 0)
 				periodic_child(parent, sh, i, secs);
-			*child_pid = p[n++];
+			child_track(p[n++]);
 		}
 		for (int k = 0; k < n; k++) {
 			int status;
@@ -315,7 +299,7 @@ static int run_periodic(const char *isod, struct shared *sh, volatile pid_t *chi
 			while (child_reap(p[k], deadline, &status) == 0)
 				bench_sleep_ns(10000000);
 		}
-		*child_pid = 0;
+		child_track(0);
 	}
 	isod_stop_private();
 	if (sh->error[0])
@@ -323,44 +307,46 @@ static int run_periodic(const char *isod, struct shared *sh, volatile pid_t *chi
 	return 0;
 }
 
-/* ---- output --------------------------------------------------------------- */
+/* ---- the run -------------------------------------------------------------- */
 
-int stall_main(const struct mode_opts *o, volatile pid_t *child_pid)
+unsigned stall_bound_s(const struct stall_opts *o)
+{
+	return (unsigned)(5 * (o->window_s + 25.0)) + 120;
+}
+
+int stall_run(const struct stall_opts *o, struct stall_result *r)
 {
 	long ncpu_l = sysconf(_SC_NPROCESSORS_ONLN);
-	int ncpu = ncpu_l < 1 ? 1 : ncpu_l > MAX_SPINNERS ? MAX_SPINNERS : (int)ncpu_l;
-	struct shared *sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE,
-				 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	struct shared *sh = shm_new(sizeof(*sh));
 	struct sched_param sp = { .sched_priority = PARENT_PRIO };
-	struct sc_result res[SC_COUNT];
-	char *isod = isod_find(o->isod_arg);
-	char pnote[160] = "";
+	struct isod_bin isod;
 	int rc = 0;
 
-	if (sh == MAP_FAILED || !isod) {
-		fprintf(stderr, "isobench: %s\n", !isod ? "no isod binary found" : "out of memory");
-		free(isod);
-		return 1;
+	memset(r, 0, sizeof(*r));
+	r->ncpu = ncpu_l < 1 ? 1 : ncpu_l > MAX_SPINNERS ? MAX_SPINNERS : (int)ncpu_l;
+	r->window_s = o->window_s;
+	if (!sh || isod_bin_find(o->isod, &isod) < 0) {
+		fprintf(stderr, "isobench: %s\n", sh ? ISOD_NOT_FOUND : "out of memory");
+		shm_free(sh, sizeof(*sh));
+		return -1;
 	}
+	r->started = true;
 	/* stop and reap on time whatever spins; children start SCHED_OTHER */
 	if (sched_setscheduler(0, SCHED_FIFO | SCHED_RESET_ON_FORK, &sp) < 0)
 		fprintf(stderr, "isobench: warning: cannot run as SCHED_FIFO %d: %s\n",
 			PARENT_PRIO, strerror(errno));
 	for (int s = 0; s < SC_COUNT; s++) {
-		run_scenario(o, isod, (enum scenario)s, ncpu, sh, child_pid, &res[s]);
-		if (!res[s].ran)
-			rc = 1;
-		if (!o->json)
+		run_scenario(o, &isod, (enum scenario)s, r->ncpu, sh, &r->sc[s]);
+		if (!r->sc[s].ran)
+			rc = -1;
+		if (o->progress)
 			fprintf(stderr, "isobench: %s: longest gap %.0f ms, stalled %.2f s\n",
-				sc_name[s], res[s].longest_ms, res[s].stalled_ms / 1000);
+				sc_name[s], r->sc[s].longest_ms, r->sc[s].stalled_ms / 1000);
 	}
-	if (run_periodic(isod, sh, child_pid, pnote, sizeof(pnote)) < 0)
-		rc = 1;
-	if (o->json)
-		stall_print_json(res, ncpu, o->window_s, sh);
-	else
-		stall_print_text(res, ncpu, o->window_s, sh, pnote);
-	munmap(sh, sizeof(*sh));
-	free(isod);
+	if (run_periodic(&isod, sh, r->periodic_note, sizeof(r->periodic_note)) < 0)
+		rc = -1;
+	memcpy(r->per, sh->per, sizeof(r->per));
+	shm_free(sh, sizeof(*sh));
+	isod_bin_free(&isod);
 	return rc;
 }

@@ -6,6 +6,8 @@
 #include <string.h>
 
 #include "bench.h"
+#include "common/json.h"
+#include "latency.h"
 
 struct summary {
 	double min, p50, p99, p999, max, mean;
@@ -23,7 +25,7 @@ static void summarize(const struct bench_result *r, struct summary *s)
 	s->mean = h->count ? (double)h->sum_ns / (double)h->count / 1e3 : 0.0;
 }
 
-static const struct bench_result *find(const struct bench_report *r,
+static const struct bench_result *find(const struct latency_result *r,
 				       enum bench_policy p)
 {
 	for (int i = 0; i < r->nresults; i++)
@@ -43,7 +45,7 @@ static const struct ratio ratios[] = {
 	{ "iso_rr_rr_p99", POL_ISO_RR, POL_RR },
 };
 
-static bool ratio_value(const struct bench_report *r, const struct ratio *q,
+static bool ratio_value(const struct latency_result *r, const struct ratio *q,
 			double *out)
 {
 	const struct bench_result *a = find(r, q->iso), *b = find(r, q->ref);
@@ -69,9 +71,9 @@ static const char *kpol_name(int p)
 	}
 }
 
-void output_table(const struct bench_report *r)
+void latency_print_text(const struct latency_result *r)
 {
-	const struct bench_config *c = r->cfg;
+	const struct bench_config *c = &r->cfg;
 
 	printf("isobench: period %llu us, %d thread%s, work %.1f%% of the period,"
 	       " load %s (%d process%s), %.1f s per policy in %d round%s\n",
@@ -122,43 +124,22 @@ void output_table(const struct bench_report *r)
 	}
 }
 
-void json_string(const char *s)
+void latency_print_json(const struct latency_result *r)
 {
-	putchar('"');
-	for (; *s; s++) {
-		unsigned char ch = (unsigned char)*s;
+	const struct bench_config *c = &r->cfg;
+	struct json j;
 
-		if (ch == '"' || ch == '\\')
-			printf("\\%c", ch);
-		else if (ch < 0x20)
-			printf("\\u%04x", ch);
-		else
-			putchar(ch);
-	}
-	putchar('"');
-}
-
-void json_num(const char *key, double v)
-{
-	if (!isfinite(v))
-		v = 0.0;
-	printf("\"%s\":%.3f", key, v);
-}
-
-void output_json(const struct bench_report *r)
-{
-	const struct bench_config *c = r->cfg;
-	bool first = true;
-
-	printf("{\"period_us\":%llu,\"threads\":%d,",
-	       (unsigned long long)(c->period_ns / 1000), c->threads);
-	json_num("work_pct", c->work_pct);
-	printf(",");
-	json_num("duration_s", c->duration_s);
-	printf(",\"rounds\":%d,\"load\":", c->rounds);
-	json_string(load_name(r->load));
-	printf(",\"load_processes\":%d,\"priority\":%d,\"rt_prio\":%d,"
-	       "\"results\":[", r->hogs, BENCH_PRIO, c->rt_prio);
+	json_begin(&j, stdout);
+	json_uint(&j, "period_us", (unsigned long long)(c->period_ns / 1000));
+	json_int(&j, "threads", c->threads);
+	json_num(&j, "work_pct", c->work_pct);
+	json_num(&j, "duration_s", c->duration_s);
+	json_int(&j, "rounds", c->rounds);
+	json_str(&j, "load", load_name(r->load));
+	json_int(&j, "load_processes", r->hogs);
+	json_int(&j, "priority", BENCH_PRIO);
+	json_int(&j, "rt_prio", c->rt_prio);
+	json_arr(&j, "results");
 	for (int i = 0; i < r->nresults; i++) {
 		const struct bench_result *x = &r->results[i];
 		struct summary s;
@@ -166,54 +147,42 @@ void output_json(const struct bench_report *r)
 		if (x->state != RUN_OK)
 			continue;
 		summarize(x, &s);
-		printf("%s{\"policy\":", first ? "" : ",");
-		first = false;
-		json_string(policy_name(x->policy));
-		printf(",\"samples\":%llu,\"misses\":%llu,",
-		       (unsigned long long)x->samples,
-		       (unsigned long long)x->misses);
-		json_num("min_us", s.min);
-		putchar(',');
-		json_num("p50_us", s.p50);
-		putchar(',');
-		json_num("p99_us", s.p99);
-		putchar(',');
-		json_num("p999_us", s.p999);
-		putchar(',');
-		json_num("max_us", s.max);
-		putchar(',');
-		json_num("mean_us", s.mean);
-		printf(",\"kernel_policy\":");
-		json_string(kpol_name(x->kernel_policy));
-		printf(",\"kernel_prio\":%d,\"policy_lost\":%llu}",
-		       x->kernel_prio, (unsigned long long)x->policy_lost);
+		json_obj(&j, NULL);
+		json_str(&j, "policy", policy_name(x->policy));
+		json_uint(&j, "samples", (unsigned long long)x->samples);
+		json_uint(&j, "misses", (unsigned long long)x->misses);
+		json_num(&j, "min_us", s.min);
+		json_num(&j, "p50_us", s.p50);
+		json_num(&j, "p99_us", s.p99);
+		json_num(&j, "p999_us", s.p999);
+		json_num(&j, "max_us", s.max);
+		json_num(&j, "mean_us", s.mean);
+		json_str(&j, "kernel_policy", kpol_name(x->kernel_policy));
+		json_int(&j, "kernel_prio", x->kernel_prio);
+		json_uint(&j, "policy_lost", (unsigned long long)x->policy_lost);
+		json_obj_end(&j);
 	}
-	printf("],\"skipped\":[");
-	first = true;
+	json_arr_end(&j);
+	json_arr(&j, "skipped");
 	for (int i = 0; i < r->nresults; i++) {
 		const struct bench_result *x = &r->results[i];
 
 		if (x->state == RUN_OK)
 			continue;
-		printf("%s{\"policy\":", first ? "" : ",");
-		first = false;
-		json_string(policy_name(x->policy));
-		printf(",\"failed\":%s,\"reason\":",
-		       x->state == RUN_FAILED ? "true" : "false");
-		json_string(x->note);
-		putchar('}');
+		json_obj(&j, NULL);
+		json_str(&j, "policy", policy_name(x->policy));
+		json_bool(&j, "failed", x->state == RUN_FAILED);
+		json_str(&j, "reason", x->note);
+		json_obj_end(&j);
 	}
-	printf("],\"ratios\":{");
-	first = true;
+	json_arr_end(&j);
+	json_obj(&j, "ratios");
 	for (size_t i = 0; i < sizeof(ratios) / sizeof(ratios[0]); i++) {
 		double v;
 
-		if (!ratio_value(r, &ratios[i], &v))
-			continue;
-		if (!first)
-			putchar(',');
-		first = false;
-		json_num(ratios[i].name, v);
+		if (ratio_value(r, &ratios[i], &v))
+			json_num(&j, ratios[i].name, v);
 	}
-	printf("}}\n");
+	json_obj_end(&j);
+	json_end(&j);
 }

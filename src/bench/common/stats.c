@@ -1,9 +1,11 @@
 /* stats.c — the latency histogram: log-linear (HDR-style) buckets over
- * nanoseconds, exact min/max/sum, percentiles by rank. */
+ * nanoseconds, exact min/max/sum, percentiles by rank; and nearest-rank
+ * distributions over trials. */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
-#include "bench.h"
+#include "stats.h"
 
 void hist_init(struct hist *h)
 {
@@ -103,4 +105,29 @@ void hist_write(const struct hist *h, const char *label, FILE *f)
 			(double)(lo + width) / 1e3,
 			(unsigned long long)h->bucket[i]);
 	}
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+void dist_of(double *v, int n, struct dist *d)
+{
+	double sum = 0;
+
+	memset(d, 0, sizeof(*d));
+	d->n = n;
+	if (!n)
+		return;
+	qsort(v, (size_t)n, sizeof(*v), cmp_double);
+	for (int i = 0; i < n; i++)
+		sum += v[i];
+	d->min = v[0];
+	d->max = v[n - 1];
+	d->mean = sum / n;
+	d->p50 = v[(int)ceil(0.50 * n) - 1];
+	d->p99 = v[(int)ceil(0.99 * n) - 1];
 }

@@ -15,11 +15,14 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "bench.h"
+#include "common/child.h"
+#include "latency.h"
 
 #define MAX_HOGS 1025
 #define VM_BYTES ((size_t)128 << 20)
 
+/* The hogs: killed by the signal handler's cleanup (load_kill_all), hence
+ * file scope. */
 static pid_t hogs[MAX_HOGS];
 static volatile int nhogs;
 
@@ -33,26 +36,7 @@ const char *load_name(enum load_kind k)
 	return "?";
 }
 
-static void hog_common(unsigned max_s, pid_t parent)
-{
-	if (!child_bind_to_parent(parent, SIGKILL))
-		_exit(0);
-	/* plain SCHED_OTHER, nice 0, whatever the benchmark runs as */
-	struct sched_param sp = { 0 };
-	sched_setscheduler(0, SCHED_OTHER, &sp);
-	setpriority(PRIO_PROCESS, 0, 0);
-	alarm(max_s);
-}
-
-static _Noreturn void cpu_hog(void)
-{
-	volatile uint64_t x = 1;
-
-	for (;;)
-		x = x * 6364136223846793005ull + 1442695040888963407ull;
-}
-
-static _Noreturn void vm_hog(void)
+static void vm_hog(void)
 {
 	long pg = sysconf(_SC_PAGESIZE);
 	size_t sz = VM_BYTES;
@@ -67,7 +51,7 @@ static _Noreturn void vm_hog(void)
 	m = mmap(NULL, sz, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
 		 -1, 0);
 	if (m == MAP_FAILED)
-		cpu_hog();
+		hog_spin_cpu();
 	for (unsigned round = 0;; round++) {
 		for (size_t off = 0; off < sz; off += (size_t)pg)
 			m[off] = (unsigned char)round;
@@ -75,20 +59,10 @@ static _Noreturn void vm_hog(void)
 	}
 }
 
-static int spawn(void (*body)(void), unsigned max_s)
+static int track(pid_t p)
 {
-	pid_t parent = getpid(), p;
-
-	if (nhogs >= MAX_HOGS)
-		return -1;
-	p = fork();
 	if (p < 0)
-		return -1;
-	if (p == 0) {
-		hog_common(max_s, parent);
-		body();
-		_exit(0);
-	}
+		return (int)p;
 	hogs[nhogs] = p;
 	nhogs = nhogs + 1;
 	return 0;
@@ -97,6 +71,7 @@ static int spawn(void (*body)(void), unsigned max_s)
 int load_start(enum load_kind k, unsigned max_s)
 {
 	long ncpu;
+	int r = 0;
 
 	if (k == LOAD_NONE)
 		return 0;
@@ -105,17 +80,15 @@ int load_start(enum load_kind k, unsigned max_s)
 		ncpu = 1;
 	if (ncpu > MAX_HOGS - 1)
 		ncpu = MAX_HOGS - 1;
-	for (long i = 0; i < ncpu; i++) {
-		if (spawn(cpu_hog, max_s) < 0)
-			goto fail;
-	}
-	if (k == LOAD_CPU_VM && spawn(vm_hog, max_s) < 0)
-		goto fail;
-	return nhogs;
-fail:
-	fprintf(stderr, "isobench: cannot start the load: %s\n", strerror(errno));
+	for (long i = 0; i < ncpu && r == 0; i++)
+		r = track(child_spawn_hog(max_s, hog_spin_cpu));
+	if (r == 0 && k == LOAD_CPU_VM)
+		r = track(child_spawn_hog(max_s, vm_hog));
+	if (r == 0)
+		return nhogs;
+	fprintf(stderr, "isobench: cannot start the load: %s\n", strerror(-r));
 	load_stop();
-	return -1;
+	return r;
 }
 
 void load_kill_all(void)

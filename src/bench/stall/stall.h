@@ -1,11 +1,13 @@
-/* stall.h — isobench --stall's parts (stall.c runs the scenarios,
- * stall_out.c prints them): what they share. Private to src/bench. */
+/* stall.h — isobench --stall: a probe's stalls during a runaway, per
+ * scenario (stall.c runs them, stall_out.c prints them). */
 #ifndef ISOBENCH_STALL_H
 #define ISOBENCH_STALL_H
 
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
+
+#include "bench.h"
 
 #define STALL_GAP_NS 50000000ull /* a gap longer than this is a stall */
 #define MAX_GAPS 256
@@ -18,6 +20,11 @@ enum scenario { SC_ISO, SC_ISO_CAP, SC_ISO_PATCH, SC_FIFO_ROOT, SC_RTTIME, SC_CO
 /* scenario names and what each is (stall_out.c) */
 extern const char *const sc_name[SC_COUNT];
 extern const char *const sc_what[SC_COUNT];
+
+struct periodic_result {
+	uint64_t periods, demoted_periods;
+	int demotions, granted;
+};
 
 /* Shared with the children (MAP_SHARED). */
 struct spin_stat {
@@ -36,10 +43,7 @@ struct shared {
 	uint64_t spin_t0_ns, spin_stop_ns;
 	struct spin_stat sp[MAX_SPINNERS];
 	/* the periodic threads */
-	struct {
-		uint64_t periods, demoted_periods;
-		int demotions, granted;
-	} per[4];
+	struct periodic_result per[4];
 	char error[256];
 };
 
@@ -60,10 +64,27 @@ struct periodic_spec {
 /* the periodic threads, in stall.c */
 extern const struct periodic_spec periodic[4];
 
+struct stall_opts {
+	const char *isod; /* --isod, or NULL */
+	double window_s;
+	bool progress; /* a line on stderr after each scenario */
+};
+
+struct stall_result {
+	bool started;  /* isod found: the scenarios ran or said why not */
+	int ncpu;
+	double window_s;
+	struct sc_result sc[SC_COUNT];
+	struct periodic_result per[4];
+	char periodic_note[160];
+};
+
+/* The hard time bound of a run, in s. */
+unsigned stall_bound_s(const struct stall_opts *o);
+/* Root. 0 every scenario ran, -1 one did not (see its note). */
+int stall_run(const struct stall_opts *o, struct stall_result *r);
 /* stall_out.c */
-void stall_print_text(const struct sc_result *r, int ncpu, double window,
-		      const struct shared *sh, const char *pnote);
-void stall_print_json(const struct sc_result *r, int ncpu, double window,
-		      const struct shared *sh);
+void stall_print_text(const struct stall_result *r);
+void stall_print_json(const struct stall_result *r);
 
 #endif

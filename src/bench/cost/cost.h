@@ -1,0 +1,65 @@
+/* cost.h — isobench --daemon-cost: what isod itself costs.
+ *   client.c  the process of user nobody: N granted sleepers, R requests
+ *   run.c     cost_run: a private isod per thread count, its CPU time, the fit
+ *   out.c     the text table and the JSON object */
+#ifndef ISOBENCH_COST_H
+#define ISOBENCH_COST_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "bench.h"
+#include "common/stats.h"
+
+struct cost_opts {
+	const char *isod; /* --isod, or NULL */
+	int nthreads[MODE_MAX_LIST], n_nthreads;
+	double window_s;
+	int requests;
+};
+
+struct cost_point {
+	int n, tracked;
+	bool ok;
+	double cpu_pct, cpu_pct_stat, window_s;
+	double enf_pct; /* of it, the enforcer thread (SCHED_FIFO) */
+	double set_p50, set_p99, set_max, rel_p50, rel_p99;
+	double req_isod_us; /* isod CPU per request (set + release pair) */
+	uint64_t requests, eagain, policy_errors, request_errors;
+	char note[320];
+};
+
+struct cost_result {
+	double sample_ms, window_s;
+	int requests;
+	bool rate_limit_off;
+	struct cost_point points[MODE_MAX_LIST];
+	int npoints;
+	int nfit;                    /* points in the fit */
+	double slope, intercept;     /* isod %cpu = intercept + slope * threads */
+	double per_thread_ns;        /* slope as ns per thread per sample */
+};
+
+/* The hard time bound of a run, in s. */
+unsigned cost_bound_s(const struct cost_opts *o);
+/* Root. 0 every point ran, -1 one failed (see its note). */
+int cost_run(const struct cost_opts *o, struct cost_result *r);
+void cost_print_text(const struct cost_result *r);
+void cost_print_json(const struct cost_result *r);
+
+/* client.c: shared between the parent and the client (MAP_SHARED) */
+struct cost_shared {
+	atomic_int granted, failed, ready, phase; /* phase 1: requests, 2: done */
+	int n, requests;
+	uint64_t eagain, policy_errors, request_errors;
+	char error[256];
+	atomic_flag error_taken;
+	struct hist set, rel;
+};
+
+/* Fork the client (tracked for the signal handler): its pid or -errno. */
+pid_t cost_client_start(struct cost_shared *sh, unsigned bound_s);
+
+#endif
