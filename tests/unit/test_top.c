@@ -235,8 +235,8 @@ static void test_frame_wide_and_once(void **state)
 	v.up = false;
 	v.error = "Connection refused";
 	v.socket = "/x.sock";
-	n = top_render(&v, 80, 0, buf, 4, NULL);
-	assert_int_equal(n, 2);
+	n = top_render(&v, 80, 0, buf, top_render_max_lines(&v), NULL);
+	assert_int_equal(n, 3);
 	assert_string_equal(buf, "isod not running (/x.sock)");
 }
 

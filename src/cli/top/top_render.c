@@ -241,7 +241,7 @@ static const char keys_help[] = "q quit  s sort  u user filter  p pid filter  sp
 size_t top_render_max_lines(const struct top_view *v)
 {
 	if (!v->up)
-		return 4;
+		return 5;
 	return 8 + user_lines_wanted(v, 0) + v->nrows + v->info->nevents + 2;
 }
 
@@ -260,8 +260,8 @@ size_t top_render(const struct top_view *v, int width, int height, char *buf, si
 
 		fmt_clock(clock, sizeof(clock), v->now_ms);
 		emit(&o, TOP_ATTR_WARN, "isod not running (%s)", v->socket ? v->socket : "?");
-		emit(&o, TOP_ATTR_NONE, "%s: %s; trying again every %.1f s", clock,
-		     v->error ? v->error : "", v->delay_s);
+		emit(&o, TOP_ATTR_NONE, "%s", v->error ? v->error : "");
+		emit(&o, TOP_ATTR_NONE, "%s: trying again every %.1f s", clock, v->delay_s);
 		if (v->keys)
 			emit(&o, TOP_ATTR_HEAD, "%s", keys_help);
 		return o.n;
