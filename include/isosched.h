@@ -76,6 +76,52 @@ struct iso_user_info {
 	uint32_t flags;       /* ISO_USER_OVER */
 };
 
+/* isoctl top's view (iso_top): the status, the per-user shares, the
+ * recent events and the threads with their counters, in one reply. */
+#define ISO_TOP_THREADS 200 /* thread entries per reply */
+#define ISO_TOP_USERS 32    /* uid entries per reply */
+#define ISO_TOP_EVENTS 32   /* the most recent events */
+
+enum iso_event_kind {
+	ISO_EVENT_GRANT = 1,   /* value: the ISO priority */
+	ISO_EVENT_DEMOTE = 2,  /* value: ISO_DEMOTE_* (why) */
+	ISO_EVENT_RESTORE = 3, /* value: 0 */
+	ISO_EVENT_REFUSED = 4, /* a SET refused; pid, uid: the asker; value: -errno */
+	ISO_EVENT_STRAY = 5,   /* an unpoliced band thread demoted; value: its kernel priority */
+};
+enum iso_demote_reason {
+	ISO_DEMOTE_BUDGET = 1, /* ISO use over iso_cpu (refractory) */
+	ISO_DEMOTE_LIMIT = 2,  /* ISO use over the thread's own limit */
+	ISO_DEMOTE_SHARE = 3,  /* its user over user_cpu */
+	ISO_DEMOTE_BURST = 4,  /* the burst guard */
+	ISO_DEMOTE_STALL = 5,  /* the stall cap */
+};
+
+struct iso_event {
+	uint32_t seq;    /* counts up by one per event from isod's start */
+	uint32_t kind;   /* ISO_EVENT_* */
+	int64_t time_ms; /* wall clock (CLOCK_REALTIME), milliseconds */
+	int32_t tid, pid; /* in isod's PID namespace */
+	uint32_t uid;
+	int32_t value;   /* see enum iso_event_kind */
+};
+
+struct iso_top_thread {
+	struct iso_thread_info info;
+	uint32_t demotions; /* times demoted since it was granted */
+	uint32_t cpu_milli; /* CPU use over isod's last window of about 1 s,
+			     * thousandths of a percent of one CPU */
+};
+
+struct iso_top_info {
+	struct iso_status_info status; /* status.count: entries in threads */
+	struct iso_users_info users;   /* users.count: entries in user_list */
+	struct iso_user_info user_list[ISO_TOP_USERS];
+	uint32_t nevents;
+	struct iso_event events[ISO_TOP_EVENTS]; /* oldest first */
+	struct iso_top_thread threads[ISO_TOP_THREADS];
+};
+
 /* Put thread tid (0: the calling thread; an id in the caller's PID
  * namespace) into policy at ISO priority prio (1..99) with its own CPU
  * limit (percent, 0: none beyond iso_cpu). ISO_SCHED_NORMAL with prio 0
@@ -95,6 +141,11 @@ int iso_tune_user_cpu(int user_cpu);
  * stored. st->user_cpu 0: shares are off (then no uids). -EOPNOTSUPP from
  * an isod older than per-user shares. */
 int iso_users(struct iso_users_info *st, struct iso_user_info *users, size_t cap);
+
+/* Everything isoctl top shows, in one request: the first
+ * ISO_TOP_THREADS threads (out->status.total says how many there are).
+ * -EOPNOTSUPP from an isod older than it. */
+int iso_top(struct iso_top_info *out);
 
 /* The socket path the library uses: ISOSCHED_SOCKET, except in secure
  * execution (setuid, file capabilities), where only the default is used. */

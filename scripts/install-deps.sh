@@ -14,7 +14,7 @@ export DEBIAN_FRONTEND=noninteractive
 apt-get update -qq
 apt-get install -y -qq --no-install-recommends \
 	meson ninja-build gcc clang libclang-rt-dev pkg-config \
-	libcmocka-dev libinih-dev zlib1g-dev libsystemd-dev \
+	libcmocka-dev libinih-dev zlib1g-dev libsystemd-dev libncurses-dev tmux \
 	util-linux procps python3 valgrind rt-tests stress-ng dbus-daemon \
 	scdoc groff-base man-db build-essential \
 	dpkg-dev debhelper fakeroot lintian debootstrap e2fsprogs qemu-system-x86 >/dev/null

@@ -45,6 +45,7 @@ int cmd_get(int argc, char **argv);
 int cmd_status(int argc, char **argv);
 int cmd_tune(int argc, char **argv);
 int cmd_doctor(int argc, char **argv);
+int cmd_top(int argc, char **argv);
 int cmd_help(int argc, char **argv);
 
 /* cli_parse.c — strict argument parsing. Each returns 0 or, after printing
@@ -104,6 +105,7 @@ extern const char cli_help_get[];
 extern const char cli_help_status[];
 extern const char cli_help_tune[];
 extern const char cli_help_doctor[];
+extern const char cli_help_top[];
 extern const char cli_help_help[];
 /* Print a verb's help (or the main help for NULL) to stdout; returns
  * CLI_EXIT_OK. */

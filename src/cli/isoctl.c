@@ -16,6 +16,7 @@ const struct cli_verb cli_verbs[] = {
 	{ "status", cmd_status, "show the budget and all ISO threads", cli_help_status },
 	{ "tune", cmd_tune, "change iso_cpu / iso_period (root)", cli_help_tune },
 	{ "doctor", cmd_doctor, "check what decides whether audio threads get real time", cli_help_doctor },
+	{ "top", cmd_top, "watch the budget, ISO threads and events live", cli_help_top },
 	{ "help", cmd_help, "show help", cli_help_help },
 	{ NULL, NULL, NULL, NULL }
 };
@@ -72,7 +73,7 @@ int main(int argc, char **argv)
 		}
 	}
 	if (optind >= argc)
-		return cli_usage_error(NULL, "no command given (run, set, get, status, tune, doctor, help)");
+		return cli_usage_error(NULL, "no command given (run, set, get, status, top, tune, doctor, help)");
 	v = cli_find_verb(argv[optind]);
 	if (!v)
 		return cli_usage_error(NULL, "unknown command '%s'", argv[optind]);

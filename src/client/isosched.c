@@ -230,6 +230,15 @@ int iso_users(struct iso_users_info *st, struct iso_user_info *users, size_t cap
 	return (int)got;
 }
 
+int iso_top(struct iso_top_info *out)
+{
+	struct iso_req req = { .type = ISO_MSG_TOP };
+	struct iso_reply rep = { .top = out };
+
+	/* one request: no paging, so top costs isod one reply per refresh */
+	return transact(&req, &rep, page_buf, sizeof(page_buf));
+}
+
 int iso_tune(int iso_cpu, int iso_period_s, struct iso_status_info *st)
 {
 	struct iso_req req = { .type = ISO_MSG_TUNE };

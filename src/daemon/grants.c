@@ -187,6 +187,7 @@ int isod_grant(struct isod *d, const struct grant *g, struct tracked **out)
 		tasks_remove(&d->tasks, e);
 		return r;
 	}
+	events_add(&d->events, ISO_EVENT_GRANT, e->tid, e->pid, e->uid, e->prio);
 	log_info("thread %d (pid %d, uid %u): %s priority %d (kernel %d)%s",
 		 (int)e->tid, (int)e->pid, (unsigned)e->uid,
 		 iso_policy_name(e->policy), e->prio, e->kprio,
@@ -322,6 +323,15 @@ static void share_commit(struct isod *d, int64_t now_ns)
 	}
 }
 
+/* e was just demoted or restored: count it and keep the event. */
+static void note_change(struct isod *d, struct tracked *e)
+{
+	if (e->core.demoted)
+		e->stats.demotions++;
+	events_add(&d->events, e->core.demoted ? ISO_EVENT_DEMOTE : ISO_EVENT_RESTORE, e->tid,
+		   e->pid, e->uid, e->core.demoted ? isod_demote_reason(d, e) : 0);
+}
+
 void isod_enforce_step(struct isod *d, int64_t now_ns)
 {
 	struct tracked *t = d->tasks.t;
@@ -362,6 +372,7 @@ void isod_enforce_step(struct isod *d, int64_t now_ns)
 			(void)iso_share_account(&d->share, t[i].uid,
 						iso_task_iso_delta(&t[i].core, t[i].cpu_ns));
 		iso_engine_account_read(&d->engine, &t[i].core, t[i].cpu_ns, now_ns);
+		thread_stats_sample(&t[i].stats, t[i].cpu_ns, now_ns);
 		guard_feed(d, &t[i], now_ns);
 	}
 	iso_engine_commit(&d->engine, now_ns);
@@ -380,6 +391,8 @@ void isod_enforce_step(struct isod *d, int64_t now_ns)
 					  (int)t[i].tid);
 			/* the kernel did not follow: decide the same again */
 			t[i].core.demoted = !t[i].core.demoted;
+		} else {
+			note_change(d, &t[i]);
 		}
 	}
 	if (was_stalled != iso_engine_stalled(&d->engine))

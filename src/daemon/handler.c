@@ -290,6 +290,23 @@ static void do_users(struct isod *d, const struct iso_req *req, struct iso_reply
 	rep->user_list = d->user_page;
 }
 
+/* isoctl top's one request: everything it shows (events.h). */
+static void do_top(struct isod *d, const struct iso_req *req, struct iso_reply *rep)
+{
+	pthread_mutex_lock(&d->lock);
+	isod_top_page(d, req->u.top.offset, &d->top_page);
+	pthread_mutex_unlock(&d->lock);
+	rep->top = &d->top_page;
+}
+
+/* A refused SET is one of the events top shows: who asked, for what. */
+static void note_refusal(struct isod *d, const struct peer *p, int32_t ns_tid, int err)
+{
+	pthread_mutex_lock(&d->lock);
+	events_add(&d->events, ISO_EVENT_REFUSED, ns_tid, p->pid, p->uid, err);
+	pthread_mutex_unlock(&d->lock);
+}
+
 void handle_request(struct isod *d, const struct peer *peer,
 		    const struct iso_req *req, struct iso_reply *rep,
 		    struct iso_thread_info *threads)
@@ -303,8 +320,11 @@ void handle_request(struct isod *d, const struct peer *peer,
 	case ISO_MSG_STATUS: do_status(d, req, rep, threads); break;
 	case ISO_MSG_TUNE: do_tune(d, peer, req, rep); break;
 	case ISO_MSG_USERS: do_users(d, req, rep); break;
+	case ISO_MSG_TOP: do_top(d, req, rep); break;
 	default: refuse(rep, -EOPNOTSUPP, "unknown request"); break;
 	}
+	if (rep->err && req->type == ISO_MSG_SET)
+		note_refusal(d, peer, req->u.set.tid, rep->err);
 	if (rep->err)
 		log_debug("request %u from pid %d uid %u refused: %s", req->type,
 			  (int)peer->pid, (unsigned)peer->uid, rep->text);
@@ -331,7 +351,7 @@ void handle_bad_message(int err, uint16_t type, uint32_t seq, struct iso_reply *
 	memset(rep, 0, sizeof(*rep));
 	/* echo a known type so the client can match it, else STATUS */
 	type &= (uint16_t)~ISO_MSG_REPLY;
-	if (type < ISO_MSG_SET || type > ISO_MSG_USERS)
+	if (type < ISO_MSG_SET || type > ISO_MSG_TOP)
 		type = ISO_MSG_STATUS;
 	rep->type = type | ISO_MSG_REPLY;
 	rep->seq = seq;
@@ -355,6 +375,8 @@ void handle_set(struct isod *d, const struct peer *peer, int32_t ns_pid,
 	memset(rep, 0, sizeof(*rep));
 	rep->type = ISO_MSG_SET | ISO_MSG_REPLY;
 	do_set(d, peer, &req, rep);
+	if (rep->err)
+		note_refusal(d, peer, ns_tid, rep->err);
 }
 
 /* The same thread, still? Owner and start time as read before the change. */

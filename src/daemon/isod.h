@@ -12,6 +12,7 @@
 #include <stdbool.h>
 
 #include "config.h"
+#include "events.h"
 #include "iso_engine.h"
 #include "iso_share.h"
 #include "iso_proto.h"
@@ -26,6 +27,8 @@ struct isod {
 	struct iso_share share;    /* per-user shares (user_cpu); table of max_threads */
 	/* a USERS reply's entries: only the server thread builds replies */
 	struct iso_user_info user_page[ISO_PROTO_PAGE];
+	struct iso_top_info top_page; /* a TOP reply's body: likewise */
+	struct event_ring events;  /* recent events for isoctl top (events.h), under lock */
 	struct task_table tasks;
 	atomic_bool stop;
 	atomic_bool state_dirty;   /* state file needs rewriting */

@@ -104,6 +104,7 @@ static int police(struct isod *d, pid_t pid, pid_t tid)
 		log_warning("stray: thread %d (process %d, uid %u, comm %s) was kernel %s %d in the band with no isod record: demoted to SCHED_OTHER",
 			    (int)tid, (int)pid, (unsigned)(st.ruid ? st.ruid : st.euid), comm,
 			    policy == SCHED_FIFO ? "SCHED_FIFO" : "SCHED_RR", prio);
+		events_add(&d->events, ISO_EVENT_STRAY, tid, pid, st.ruid ? st.ruid : st.euid, prio);
 		r = 1;
 	} else {
 		if (r != -ESRCH)

@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "events.h"
 #include "iso_engine.h"
 
 struct tracked {
@@ -31,6 +32,7 @@ struct tracked {
 	uint64_t wait_ns; /* runnable, not running (schedstat), for the guard */
 	struct iso_task core;
 	struct iso_burst burst; /* the burst guard's view of it (iso_burst.h) */
+	struct thread_stats stats; /* what isoctl top shows of it (events.h) */
 };
 
 #define TASKS_PID_BUCKETS 256

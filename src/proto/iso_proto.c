@@ -5,6 +5,13 @@
 #include <stdbool.h>
 #include <string.h>
 
+/* The largest TOP reply fits in one packet: header, err, text, status
+ * (44), users (20), uids (12 each), event count, events (32 each),
+ * threads (48 + 8 each). */
+_Static_assert(ISO_PROTO_HDR_LEN + 6 + ISO_PROTO_TEXT_MAX + 44 + 20 + ISO_TOP_USERS * 12 + 4 +
+		       ISO_TOP_EVENTS * 32 + ISO_TOP_THREADS * 56 <= ISO_PROTO_MAX_MSG,
+	       "a full TOP reply must fit in ISO_PROTO_MAX_MSG");
+
 /* A cursor over a buffer; an overrun sets bad instead of touching memory. */
 struct cur {
 	unsigned char *p;
@@ -114,6 +121,9 @@ int iso_proto_encode_req(const struct iso_req *req, void *buf, size_t cap)
 	case ISO_MSG_USERS:
 		PUT(&c, req->u.users.offset);
 		break;
+	case ISO_MSG_TOP:
+		PUT(&c, req->u.top.offset);
+		break;
 	default:
 		return -EINVAL;
 	}
@@ -154,6 +164,9 @@ int iso_proto_decode_req(const void *buf, size_t len, struct iso_req *req)
 		break;
 	case ISO_MSG_USERS:
 		GET(&c, req->u.users.offset);
+		break;
+	case ISO_MSG_TOP:
+		GET(&c, req->u.top.offset);
 		break;
 	default:
 		return -EOPNOTSUPP;
@@ -254,6 +267,95 @@ static void get_user(struct cur *c, struct iso_user_info *u)
 	GET(c, u->flags);
 }
 
+static void put_event(struct cur *c, const struct iso_event *e)
+{
+	PUT(c, e->seq);
+	PUT(c, e->kind);
+	PUT(c, e->time_ms);
+	PUT(c, e->tid);
+	PUT(c, e->pid);
+	PUT(c, e->uid);
+	PUT(c, e->value);
+}
+
+static void get_event(struct cur *c, struct iso_event *e)
+{
+	GET(c, e->seq);
+	GET(c, e->kind);
+	GET(c, e->time_ms);
+	GET(c, e->tid);
+	GET(c, e->pid);
+	GET(c, e->uid);
+	GET(c, e->value);
+}
+
+/* TOP: status, users, uids, events, threads with their counters. */
+static int put_top(struct cur *c, const struct iso_top_info *t)
+{
+	if (!t || t->status.count > ISO_TOP_THREADS || t->users.count > ISO_TOP_USERS ||
+	    t->nevents > ISO_TOP_EVENTS)
+		return -EINVAL;
+	put_status(c, &t->status);
+	put_users(c, &t->users);
+	for (uint32_t i = 0; i < t->users.count; i++)
+		put_user(c, &t->user_list[i]);
+	PUT(c, t->nevents);
+	for (uint32_t i = 0; i < t->nevents; i++)
+		put_event(c, &t->events[i]);
+	for (uint32_t i = 0; i < t->status.count; i++) {
+		put_thread(c, &t->threads[i].info);
+		PUT(c, t->threads[i].demotions);
+		PUT(c, t->threads[i].cpu_milli);
+	}
+	return 0;
+}
+
+/* Into t, or, when t is NULL, into scratch space: checked all the same. */
+static int get_top(struct cur *c, struct iso_top_info *t)
+{
+	struct iso_status_info st;
+	struct iso_users_info us;
+	uint32_t nev;
+
+	get_status(c, &st);
+	get_users(c, &us);
+	if (c->bad || st.count > ISO_TOP_THREADS || us.count > ISO_TOP_USERS)
+		return -EBADMSG;
+	if (t) {
+		t->status = st;
+		t->users = us;
+	}
+	for (uint32_t i = 0; i < us.count; i++) {
+		struct iso_user_info u;
+
+		get_user(c, &u);
+		if (t)
+			t->user_list[i] = u;
+	}
+	GET(c, nev);
+	if (c->bad || nev > ISO_TOP_EVENTS)
+		return -EBADMSG;
+	if (t)
+		t->nevents = nev;
+	for (uint32_t i = 0; i < nev; i++) {
+		struct iso_event e;
+
+		get_event(c, &e);
+		if (t)
+			t->events[i] = e;
+	}
+	for (uint32_t i = 0; i < st.count; i++) {
+		struct iso_top_thread th;
+
+		get_thread(c, &th.info);
+		GET(c, th.demotions);
+		GET(c, th.cpu_milli);
+		if (t)
+			t->threads[i] = th;
+	}
+	return 0;
+}
+
 int iso_proto_encode_reply(const struct iso_reply *rep, void *buf, size_t cap)
 {
 	struct cur c = { .p = buf, .len = cap };
@@ -291,6 +393,10 @@ int iso_proto_encode_reply(const struct iso_reply *rep, void *buf, size_t cap)
 			for (uint32_t i = 0; i < rep->users.count; i++)
 				put_user(&c, &rep->user_list[i]);
 			break;
+		case ISO_MSG_TOP:
+			if (put_top(&c, rep->top) < 0)
+				return -EINVAL;
+			break;
 		default:
 			return -EINVAL;
 		}
@@ -305,6 +411,7 @@ int iso_proto_decode_reply(const void *buf, size_t len, struct iso_reply *rep)
 	size_t cap = rep->threads_cap;
 	struct iso_user_info *users = rep->user_list;
 	size_t ucap = rep->user_cap;
+	struct iso_top_info *top = rep->top;
 	uint16_t textlen, req;
 	int r;
 
@@ -313,6 +420,7 @@ int iso_proto_decode_reply(const void *buf, size_t len, struct iso_reply *rep)
 	rep->threads_cap = cap;
 	rep->user_list = users;
 	rep->user_cap = ucap;
+	rep->top = top;
 	r = get_header(&c, &rep->type, &rep->seq);
 	if (r < 0)
 		return r;
@@ -357,6 +465,10 @@ int iso_proto_decode_reply(const void *buf, size_t len, struct iso_reply *rep)
 				if (i < ucap && users)
 					users[i] = u;
 			}
+			break;
+		case ISO_MSG_TOP:
+			if (get_top(&c, top) < 0)
+				return -EBADMSG;
 			break;
 		default:
 			return -EOPNOTSUPP;

@@ -29,6 +29,7 @@ enum iso_msg_type {
 	ISO_MSG_STATUS = 3, /* budget, tunables and a page of threads */
 	ISO_MSG_TUNE = 4,   /* change iso_cpu / iso_period (root only) */
 	ISO_MSG_USERS = 5,  /* per-user shares: user_cpu and a page of uids' use */
+	ISO_MSG_TOP = 6,    /* all isoctl top shows: status, shares, events, threads */
 	ISO_MSG_REPLY = 0x8000, /* or-ed onto the request type */
 };
 
@@ -61,6 +62,9 @@ struct iso_req {
 		struct {
 			uint32_t offset; /* first uid entry wanted */
 		} users;
+		struct {
+			uint32_t offset; /* first thread entry wanted */
+		} top;
 	} u;
 };
 
@@ -82,6 +86,9 @@ struct iso_reply {
 	struct iso_users_info users;
 	struct iso_user_info *user_list;
 	size_t user_cap;
+	/* TOP: read from here when encoding (must be set), written here
+	 * when decoding (may be NULL: then only checked) */
+	struct iso_top_info *top;
 };
 
 int iso_proto_encode_req(const struct iso_req *req, void *buf, size_t cap);

@@ -179,10 +179,87 @@ static void test_user_shares(void **state)
 	assert_int_equal(iso_proto_encode_reply(&rin, buf, sizeof(buf)), -EINVAL);
 }
 
+/* TOP: everything at its largest fits in one packet and comes back
+ * whole; every truncation and every count over its cap is refused. */
+static void test_top(void **state)
+{
+	static unsigned char buf[ISO_PROTO_MAX_MSG];
+	static struct iso_top_info tin, tout;
+	struct iso_req in = { .type = ISO_MSG_TOP, .seq = 5 }, out;
+	struct iso_reply rin = { .type = ISO_MSG_TOP | ISO_MSG_REPLY, .seq = 6, .top = &tin };
+	struct iso_reply rout = { .top = &tout }, rnull = { 0 };
+	int n;
+	(void)state;
+	in.u.top.offset = 3;
+	n = iso_proto_encode_req(&in, buf, sizeof(buf));
+	assert_int_equal(n, ISO_PROTO_HDR_LEN + 4);
+	assert_int_equal(iso_proto_decode_req(buf, (size_t)n, &out), 0);
+	assert_int_equal(out.type, ISO_MSG_TOP);
+	assert_int_equal(out.u.top.offset, 3);
+
+	memset(rin.text, 'x', ISO_PROTO_TEXT_MAX); /* ignored: err is 0, but sent */
+	tin.status = (struct iso_status_info){ .iso_cpu = 70, .iso_period_s = 5,
+					       .usage_milli = 12345, .total = 500,
+					       .count = ISO_TOP_THREADS };
+	tin.users = (struct iso_users_info){ .user_cpu = 50, .total = 40,
+					     .count = ISO_TOP_USERS };
+	for (uint32_t i = 0; i < ISO_TOP_USERS; i++)
+		tin.user_list[i] = (struct iso_user_info){ .uid = 1000 + i, .usage_milli = i };
+	tin.nevents = ISO_TOP_EVENTS;
+	for (uint32_t i = 0; i < ISO_TOP_EVENTS; i++)
+		tin.events[i] = (struct iso_event){ .seq = 7 + i, .kind = ISO_EVENT_DEMOTE,
+						    .time_ms = 1700000000123LL + i, .tid = 42,
+						    .pid = 41, .uid = 1000, .value = -1 };
+	for (uint32_t i = 0; i < ISO_TOP_THREADS; i++) {
+		tin.threads[i].info.tid = (int32_t)(100 + i);
+		tin.threads[i].info.cpu_ns = 1ULL << 40;
+		tin.threads[i].demotions = i;
+		tin.threads[i].cpu_milli = 99000;
+	}
+	n = iso_proto_encode_reply(&rin, buf, sizeof(buf));
+	assert_true(n > 0 && n <= ISO_PROTO_MAX_MSG);
+	assert_int_equal(iso_proto_decode_reply(buf, (size_t)n, &rout), 0);
+	assert_ptr_equal(rout.top, &tout);
+	assert_memory_equal(&tout.status, &tin.status, sizeof(tin.status));
+	assert_memory_equal(&tout.users, &tin.users, sizeof(tin.users));
+	assert_memory_equal(tout.user_list, tin.user_list, sizeof(tin.user_list));
+	assert_int_equal(tout.nevents, ISO_TOP_EVENTS);
+	assert_memory_equal(tout.events, tin.events, sizeof(tin.events));
+	assert_memory_equal(tout.threads, tin.threads, sizeof(tin.threads));
+	/* a caller that wants nothing still gets it checked */
+	assert_int_equal(iso_proto_decode_reply(buf, (size_t)n, &rnull), 0);
+	for (int len = 0; len < n; len++)
+		assert_true(iso_proto_decode_reply(buf, (size_t)len, &rout) < 0);
+
+	tin.nevents = ISO_TOP_EVENTS + 1;
+	assert_int_equal(iso_proto_encode_reply(&rin, buf, sizeof(buf)), -EINVAL);
+	tin.nevents = 0;
+	tin.users.count = ISO_TOP_USERS + 1;
+	assert_int_equal(iso_proto_encode_reply(&rin, buf, sizeof(buf)), -EINVAL);
+	tin.users.count = 0;
+	tin.status.count = ISO_TOP_THREADS + 1;
+	assert_int_equal(iso_proto_encode_reply(&rin, buf, sizeof(buf)), -EINVAL);
+	rin.top = NULL;
+	assert_int_equal(iso_proto_encode_reply(&rin, buf, sizeof(buf)), -EINVAL);
+	/* a count over the cap on the wire: the events count's place */
+	rin.top = &tin;
+	tin.status.count = 0;
+	n = iso_proto_encode_reply(&rin, buf, sizeof(buf));
+	assert_true(n > 0);
+	{
+		uint32_t big = ISO_TOP_EVENTS + 1;
+		size_t at = ISO_PROTO_HDR_LEN + 6 + ISO_PROTO_TEXT_MAX + 44 + 20;
+
+		memcpy(buf + at, &big, sizeof(big));
+		assert_int_equal(iso_proto_decode_reply(buf, (size_t)n, &rout), -EBADMSG);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_user_shares),
+		cmocka_unit_test(test_top),
 		cmocka_unit_test(test_request_roundtrip),
 		cmocka_unit_test(test_request_malformed),
 		cmocka_unit_test(test_reply_roundtrip),
