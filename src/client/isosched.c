@@ -11,9 +11,14 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "iso_policy.h"
 #include "iso_proto.h"
 
-_Static_assert(ISO_SCHED_ISO_RR == 4, "policy 4 is SCHED_ISO_RR");
+/* The public names are the program's; the numbers are iso_policy.h's. */
+_Static_assert(ISO_SCHED_NORMAL == ISO_POLICY_NORMAL && ISO_SCHED_FIFO == ISO_POLICY_FIFO &&
+	       ISO_SCHED_RR == ISO_POLICY_RR && ISO_SCHED_ISO_RR == ISO_POLICY_ISO_RR &&
+	       ISO_SCHED_ISO_FIFO == ISO_POLICY_ISO_FIFO,
+	       "isosched.h and iso_policy.h agree on policy numbers");
 
 static __thread char last_error[ISO_PROTO_TEXT_MAX + 1];
 

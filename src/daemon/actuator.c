@@ -1,6 +1,7 @@
 /* actuator.c — sched_setattr(2) on behalf of the engine's decisions. */
 #include "actuator.h"
 #include "backend.h"
+#include "iso_sched_abi.h"
 
 #include <errno.h>
 #include <sched.h>
@@ -11,19 +12,9 @@
 #include <time.h>
 #include <unistd.h>
 
-/* glibc 2.36 has no sched_setattr wrapper or struct; this is the kernel's
- * SCHED_ATTR_SIZE_VER0 layout. */
-struct kernel_sched_attr {
-	uint32_t size, sched_policy;
-	uint64_t sched_flags;
-	int32_t sched_nice;
-	uint32_t sched_priority;
-	uint64_t sched_runtime, sched_deadline, sched_period;
-};
-
-#define FLAG_RESET_ON_FORK 0x01
-#define FLAG_KEEP_PARAMS 0x10 /* keep nice when switching to SCHED_OTHER */
-#define POLICY_EXT 7          /* SCHED_EXT: glibc 2.36 does not name it */
+/* glibc 2.36 has no sched_setattr wrapper or struct: iso_sched_abi.h */
+#define FLAG_RESET_ON_FORK ISO_KSCHED_FLAG_RESET_ON_FORK
+#define FLAG_KEEP_PARAMS ISO_KSCHED_FLAG_KEEP_PARAMS /* keep nice going to SCHED_OTHER */
 
 static bool dry_run;
 
@@ -32,7 +23,7 @@ void actuator_set_dry_run(bool dry)
 	dry_run = dry;
 }
 
-static int setattr(pid_t tid, struct kernel_sched_attr *a)
+static int setattr(pid_t tid, struct iso_sched_attr *a)
 {
 	if (dry_run)
 		return 0;
@@ -77,9 +68,9 @@ static void inflight_leave(int slot)
 
 static int promote_now(pid_t tid, bool fifo, int kprio)
 {
-	struct kernel_sched_attr a = { .size = sizeof(a) };
+	struct iso_sched_attr a = { .size = sizeof(a) };
 
-	a.sched_policy = fifo ? SCHED_FIFO : SCHED_RR;
+	a.sched_policy = fifo ? ISO_KSCHED_FIFO : ISO_KSCHED_RR;
 	a.sched_priority = (uint32_t)kprio;
 	a.sched_flags = FLAG_RESET_ON_FORK;
 	return setattr(tid, &a);
@@ -137,10 +128,10 @@ int actuator_demote(pid_t tid)
 
 static int to_other(pid_t tid)
 {
-	struct kernel_sched_attr a = { .size = sizeof(a) };
+	struct iso_sched_attr a = { .size = sizeof(a) };
 	int r;
 
-	a.sched_policy = SCHED_OTHER;
+	a.sched_policy = ISO_KSCHED_OTHER;
 	a.sched_flags = FLAG_RESET_ON_FORK | FLAG_KEEP_PARAMS;
 	r = setattr(tid, &a);
 	if (r == -EINVAL) {
@@ -159,16 +150,16 @@ static int to_other(pid_t tid)
  * no allocation; errno is left as found. */
 int actuator_demote_signal_safe(pid_t tid)
 {
-	struct kernel_sched_attr a = { .size = sizeof(a) };
+	struct iso_sched_attr a = { .size = sizeof(a) };
 	int saved = errno, r;
 
 	if (dry_run)
 		return 0;
-	a.sched_policy = SCHED_OTHER;
+	a.sched_policy = ISO_KSCHED_OTHER;
 	a.sched_flags = FLAG_RESET_ON_FORK | FLAG_KEEP_PARAMS;
 	r = setattr(tid, &a);
 	if (r == -EINVAL) { /* before 5.3: no KEEP_PARAMS, say the nice */
-		struct kernel_sched_attr cur;
+		struct iso_sched_attr cur;
 
 		memset(&cur, 0, sizeof(cur));
 		if (syscall(SYS_sched_getattr, tid, &cur, sizeof(cur), 0) == 0)
@@ -202,7 +193,7 @@ void actuator_die(void)
 
 int actuator_query(pid_t tid, int *policy, int *prio, int *nice)
 {
-	struct kernel_sched_attr a;
+	struct iso_sched_attr a;
 
 	memset(&a, 0, sizeof(a));
 	if (syscall(SYS_sched_getattr, tid, &a, sizeof(a), 0) < 0)
@@ -210,12 +201,12 @@ int actuator_query(pid_t tid, int *policy, int *prio, int *nice)
 	*policy = (int)a.sched_policy;
 	*prio = (int)a.sched_priority;
 	*nice = a.sched_nice;
-	if (a.sched_policy == SCHED_OTHER) {
+	if (a.sched_policy == ISO_KSCHED_OTHER) {
 		int p;
 		bool demoted;
 
 		if (backend_scx_query(tid, &p, &demoted) == 0 && !demoted) {
-			*policy = POLICY_EXT;
+			*policy = ISO_KSCHED_EXT;
 			*prio = p;
 		}
 	}
@@ -224,7 +215,7 @@ int actuator_query(pid_t tid, int *policy, int *prio, int *nice)
 
 int actuator_reset_on_fork(pid_t tid)
 {
-	struct kernel_sched_attr a;
+	struct iso_sched_attr a;
 
 	memset(&a, 0, sizeof(a));
 	if (syscall(SYS_sched_getattr, tid, &a, sizeof(a), 0) < 0)

@@ -503,7 +503,7 @@ void isod_thread_info(const struct isod *d, const struct tracked *e,
 	(void)actuator_query(e->tid, &pol, &prio, &nice);
 	/* on scx_iso demotion is the scheduler's, per CPU: SCHED_EXT means ISO */
 	if (backend_scx_active())
-		demoted = pol != 7;
+		demoted = pol != ISO_KSCHED_EXT;
 	o->flags = e->flags | (demoted ? ISO_THREAD_DEMOTED : 0);
 	o->kernel_policy = pol;
 	o->kernel_prio = prio;
