@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "forkwatch.h"
+#include "grants.h"
 #include "handler.h"
 #include "iso_policy.h"
 #include "log.h"
@@ -164,13 +165,13 @@ static bool sync_state(struct isod *d)
 	pthread_mutex_unlock(&d->lock);
 	if (r < 0) {
 		/* said once, not every round it is retried */
-		if (!d->state_failing)
+		if (!d->state.failing)
 			log_error_errno(r, "cannot write state file %s; refusing grants until it can be written",
 					d->cfg.state_path);
-		d->state_failing = true;
+		d->state.failing = true;
 		atomic_store(&d->state_dirty, true);
-	} else if (d->state_failing) {
-		d->state_failing = false;
+	} else if (d->state.failing) {
+		d->state.failing = false;
 		log_info("state file %s written again; grants accepted", d->cfg.state_path);
 	}
 	return r == 0;
@@ -319,6 +320,7 @@ static void serve_one(struct isod *d, int ep, struct conn *c, struct ratelimit *
 	static struct iso_thread_info threads[ISO_PROTO_PAGE];
 	struct iso_reply rep;
 	struct iso_req req;
+	enum handle_effect effect = HANDLE_READ_ONLY;
 	ssize_t n = recv(c->fd, buf, sizeof(buf), MSG_TRUNC | MSG_DONTWAIT);
 	int len, r;
 
@@ -333,30 +335,29 @@ static void serve_one(struct isod *d, int ep, struct conn *c, struct ratelimit *
 	else
 		r = iso_proto_decode_req(buf, (size_t)n, &req);
 	if (r < 0) {
-		uint16_t type = 0;
-		uint32_t seq = 0;
-		if (n >= 16) {
-			memcpy(&type, buf + 6, 2);
-			memcpy(&seq, buf + 12, 4);
-		}
+		uint16_t type;
+		uint32_t seq;
+
+		iso_proto_peek_header(buf, (size_t)n > sizeof(buf) ? sizeof(buf) : (size_t)n,
+				      &type, &seq);
 		log_debug("bad message from pid %d (%zd bytes)", (int)c->peer.pid, n);
 		handle_bad_message(r, type, seq, &rep);
 	} else if (!ratelimit_take(rl, c->peer.uid, monotonic_ns())) {
 		handle_rate_limited(&req, &rep);
 	} else {
-		handle_request(d, &c->peer, &req, &rep, threads);
+		effect = handle_request(d, &c->peer, &req, &rep, threads);
 	}
 	len = iso_proto_encode_reply(&rep, buf, sizeof(buf));
 	if (len < 0) {
 		drop(ep, c);
-	} else if (r == 0 && req.type == ISO_MSG_SET && (size_t)len <= HELD_MAX) {
+	} else if (effect != HANDLE_READ_ONLY && (size_t)len <= HELD_MAX) {
 		/* a change of the state file (a grant, a release): answer once
 		 * it is recorded (sync_state, at the end of the round). Every
 		 * other reply goes out at once: no user's request waits for the
 		 * disk because of another's grants. */
 		memcpy(c->held, buf, (size_t)len);
 		c->held_len = (size_t)len;
-		c->held_grant = rep.err == 0 && req.u.set.policy != ISO_POLICY_NORMAL;
+		c->held_grant = effect == HANDLE_GRANTED;
 		c->held_type = rep.type;
 		c->held_seq = rep.seq;
 	} else {
