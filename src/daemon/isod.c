@@ -19,8 +19,10 @@
 #include "crash.h"
 #include "enforcer.h"
 #include "forkwatch.h"
+#include "grants.h"
 #include "isod.h"
 #include "log.h"
+#include "police.h"
 #include "revoke.h"
 #ifdef ISOD_HAVE_RTKIT
 #include "rtkit_bus.h"
@@ -147,9 +149,9 @@ static void last_gasp(void)
 	const struct task_table *tt = &crash_d->tasks;
 
 	actuator_die();
-	for (size_t i = 0; i < tt->end && i < tt->cap; i++)
-		if (tt->t[i].used && tasks_alive(&tt->t[i]))
-			(void)actuator_demote_signal_safe(tt->t[i].tid);
+	TASKS_FOREACH(tt, e)
+		if (tasks_alive(e))
+			(void)actuator_demote_signal_safe(e->tid);
 }
 
 static void catch_crashes(struct isod *d)
@@ -269,7 +271,7 @@ static int parse_args(int argc, char **argv, struct config_source *src)
 			break;
 		case 'n': src->dry_run = true; break;
 		case 'h': usage(stdout); exit(0);
-		case 'V': printf("isod 0.1.0\n"); exit(0);
+		case 'V': printf("isod %s\n", ISOD_VERSION); exit(0);
 		default:
 			if (c >= 1000 && c < 1000 + (int)N_KEY_OPTS) {
 				if (add_override(src, key_opts[c - 1000].key, optarg) < 0)
@@ -311,7 +313,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	log_info("backend %s: %s", backend_kind_name((enum backend_kind)cfg.backend),
-		 backend_scx_active() ? "scx_iso schedules ISO threads"
+		 backend_current()->owns_budget ? "scx_iso schedules ISO threads"
 				      : "kernel SCHED_FIFO/RR in the band");
 	/* no page faults in the enforcer's path */
 	if (mlockall(MCL_CURRENT | MCL_FUTURE) < 0)

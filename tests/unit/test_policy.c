@@ -1,4 +1,4 @@
-/* Policy rules of the SCHED_ISO patch (DESIGN.md "Semantics to keep"). */
+/* Policy rules of the SCHED_ISO patch (docs/semantics.md, "Rule by rule"). */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
