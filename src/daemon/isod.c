@@ -94,23 +94,17 @@ static void usage(FILE *f)
 		ISOD_DEFAULT_CONFIG, ISOD_DEFAULT_STATE);
 }
 
-/* Long options that map 1:1 onto configuration keys. */
-static const struct { const char *opt, *key; } key_opts[] = {
-	{ "socket", "socket" }, { "state-file", "state_file" },
-	{ "iso-cpu", "iso_cpu" }, { "iso-period", "iso_period" },
-	{ "enforcer-prio", "enforcer_prio" }, { "sample-ms", "sample_ms" },
-	{ "inherit", "inherit" }, { "max-threads-per-user", "max_threads_per_user" },
-	{ "max-threads", "max_threads" }, { "max-limit", "max_limit" },
-	{ "user-cpu", "user_cpu" },
-	{ "rate-limit", "rate_limit" }, { "rate-burst", "rate_burst" },
-	{ "allow-users", "allow_users" }, { "allow-groups", "allow_groups" },
-	{ "log-level", "log_level" }, { "sweep-orphans", "sweep_orphans" },
-	{ "audit-interval", "audit_interval" },
-	{ "backend", "backend" }, { "scx-pin-dir", "scx_pin_dir" },
-	{ "burst-ms", "burst_ms" }, { "stall-ms", "stall_ms" },
-	{ "polkit", "polkit" },
-};
-#define N_KEY_OPTS (sizeof(key_opts) / sizeof(key_opts[0]))
+/* Long options that map 1:1 onto configuration keys: the keys with an
+ * option name in config.c's table. */
+static size_t n_key_opts(void)
+{
+	size_t n = 0;
+
+	while (config_key_at(n))
+		n++;
+	return n;
+}
+#define KEY_OPTS_MAX 64
 
 static void tick(struct isod *d)
 {
@@ -230,12 +224,18 @@ static int serve(struct isod *d, int lfd, int sigfd, int forkfd)
 
 static int parse_args(int argc, char **argv, struct config_source *src)
 {
-	struct option opts[N_KEY_OPTS + 9];
-	size_t n = 0;
+	struct option opts[KEY_OPTS_MAX + 9];
+	size_t n = 0, nkeys = n_key_opts();
 	int c, idx;
 
-	for (size_t i = 0; i < N_KEY_OPTS; i++)
-		opts[n++] = (struct option){ key_opts[i].opt, required_argument, NULL, 1000 + (int)i };
+	if (nkeys > KEY_OPTS_MAX)
+		return -E2BIG; /* cannot happen: the table is fixed */
+	for (size_t i = 0; i < nkeys; i++) {
+		const struct config_key *k = config_key_at(i);
+
+		if (k->option) /* the value is the key's index */
+			opts[n++] = (struct option){ k->option, required_argument, NULL, 1000 + (int)i };
+	}
 	opts[n++] = (struct option){ "config", required_argument, NULL, 'c' };
 	opts[n++] = (struct option){ "band", required_argument, NULL, 'b' };
 	opts[n++] = (struct option){ "syslog", no_argument, NULL, 'L' };
@@ -273,8 +273,8 @@ static int parse_args(int argc, char **argv, struct config_source *src)
 		case 'h': usage(stdout); exit(0);
 		case 'V': printf("isod %s\n", ISOD_VERSION); exit(0);
 		default:
-			if (c >= 1000 && c < 1000 + (int)N_KEY_OPTS) {
-				if (add_override(src, key_opts[c - 1000].key, optarg) < 0)
+			if (c >= 1000 && c < 1000 + (int)nkeys) {
+				if (add_override(src, config_key_at((size_t)(c - 1000))->key, optarg) < 0)
 					return -E2BIG;
 				break;
 			}

@@ -59,31 +59,16 @@ void isod_destroy(struct isod *d)
 void isod_reconfigure(struct isod *d, const struct isod_config *n)
 {
 	struct isod_config *c = &d->cfg;
+	char restart_only[256];
 
-	if (n->band.lo != c->band.lo || n->band.hi != c->band.hi ||
-	    n->sample_ms != c->sample_ms || n->enforcer_prio != c->enforcer_prio ||
-	    strcmp(n->socket_path, c->socket_path) || strcmp(n->state_path, c->state_path) ||
-	    n->max_threads != c->max_threads)
-		log_warning("band, sample_ms, enforcer_prio, max_threads, socket and state_file take effect only after a restart");
-	iso_engine_retune(&d->engine, &n->tun);
-	c->tun = n->tun;
-	iso_engine_set_stall(&d->engine, n->stall_ms);
-	c->stall_ms = n->stall_ms;
-	c->burst_ms = n->burst_ms; /* the guard follows at the next sample */
-	iso_share_retune(&d->share, n->user_cpu);
-	c->user_cpu = n->user_cpu;
-	c->inherit = n->inherit;
-	c->sweep_orphans = n->sweep_orphans;
-	c->audit_interval = n->audit_interval;
-	c->max_threads_per_user = n->max_threads_per_user;
-	c->max_limit = n->max_limit;
-	c->rate_limit = n->rate_limit;
-	c->rate_burst = n->rate_burst;
-	memcpy(c->allow_users, n->allow_users, sizeof(c->allow_users));
-	c->n_allow_users = n->n_allow_users;
-	memcpy(c->allow_groups, n->allow_groups, sizeof(c->allow_groups));
-	c->n_allow_groups = n->n_allow_groups;
-	c->log_level = n->log_level;
+	/* the configuration table (config.c) says which keys SIGHUP takes */
+	if (config_take_reloadable(c, n, restart_only, sizeof(restart_only)) > 0)
+		log_warning("changed on reload but taking effect only after a restart: %s",
+			    restart_only);
+	iso_engine_retune(&d->engine, &c->tun);
+	iso_engine_set_stall(&d->engine, c->stall_ms);
+	/* burst_ms: the guard follows at the next sample */
+	iso_share_retune(&d->share, c->user_cpu);
 	log_setup(c->log_level, c->use_syslog);
 	log_info("configuration reloaded: iso_cpu %u%% over %us, user_cpu %u%%, inherit %s, %u threads per user",
 		 c->tun.iso_cpu, c->tun.iso_period_s, c->user_cpu, c->inherit ? "yes" : "no",
