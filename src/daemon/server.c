@@ -1,4 +1,5 @@
-/* server.c — socket setup and the request loop. */
+/* server.c — the request loop: connections, fairness between users, the
+ * group commit of grants to the state file (the socket: listen.c). */
 #include "server.h"
 
 #include <errno.h>
@@ -36,8 +37,7 @@
  *   ready connections wait for the next round; epoll is level-triggered
  *   and puts a reported connection at the back of its ready list, so the
  *   other users' connections come first. */
-#define LISTEN_BACKLOG 64
-#define ACCEPT_PER_ROUND LISTEN_BACKLOG
+#define ACCEPT_PER_ROUND SERVER_LISTEN_BACKLOG
 #define SERVE_PER_UID 8
 
 /* How many of something one uid has (connections, requests this round). */
@@ -45,51 +45,6 @@ struct uid_count {
 	uid_t uid;
 	unsigned n;
 };
-
-static int mkdir_parent(const char *path)
-{
-	char dir[108], *slash;
-
-	snprintf(dir, sizeof(dir), "%s", path);
-	slash = strrchr(dir, '/');
-	if (!slash || slash == dir)
-		return 0;
-	*slash = '\0';
-	if (mkdir(dir, 0755) < 0 && errno != EEXIST)
-		return -errno;
-	return 0;
-}
-
-int server_listen(const char *path)
-{
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	int fd, r;
-
-	if (strlen(path) >= sizeof(sa.sun_path))
-		return -ENAMETOOLONG;
-	strcpy(sa.sun_path, path);
-	r = mkdir_parent(path);
-	if (r < 0)
-		return log_error_errno(r, "cannot create directory for %s", path);
-	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-	if (fd < 0)
-		return -errno;
-	(void)unlink(path);
-	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
-		r = -errno;
-		close(fd);
-		return log_error_errno(r, "cannot bind %s", path);
-	}
-	/* Anyone may connect; who may do what is decided per request from
-	 * SO_PEERCRED (and allow_users/allow_groups). */
-	(void)chmod(path, 0666);
-	if (listen(fd, LISTEN_BACKLOG) < 0) {
-		r = -errno;
-		close(fd);
-		return r;
-	}
-	return fd;
-}
 
 /* A successful SET's reply waits until the state file records the grant
  * (written once per loop round for all of them: group commit). */
