@@ -87,6 +87,8 @@ struct config_key {
 	unsigned lo, hi;    /* range of a number */
 	bool reloadable;    /* SIGHUP takes it over; else it needs a restart */
 	const char *why;    /* the message for a bad value */
+	const char *usage;  /* isod --help: the option as shown; NULL: not shown */
+	const char *help;   /* ... and what it does ('\n': a continuation line) */
 };
 /* The table's i-th key, NULL past the end. */
 const struct config_key *config_key_at(size_t i);

@@ -31,6 +31,27 @@
 #include "statefile.h"
 #include "strays.h"
 
+#define HELP_COLUMN 29
+
+/* One key's line of --help, from the configuration table: the option
+ * left, what it does from HELP_COLUMN on, continuation lines indented. */
+static void print_option(FILE *f, const struct config_key *k)
+{
+	int n;
+
+	if (!k->usage)
+		return;
+	/* "-s, --socket": a short form is indented less, as getopt shows it */
+	n = fprintf(f, "%s%s", k->usage[1] == '-' ? "      " : "  ", k->usage);
+	fprintf(f, "%*s", n < HELP_COLUMN ? HELP_COLUMN - n : 2, "");
+	for (const char *p = k->help; *p; p++) {
+		fputc(*p, f);
+		if (*p == '\n')
+			fprintf(f, "%*s", HELP_COLUMN, "");
+	}
+	fputc('\n', f);
+}
+
 static void usage(FILE *f)
 {
 	fprintf(f,
@@ -45,43 +66,11 @@ static void usage(FILE *f)
 "\n"
 "Options (override the configuration file):\n"
 "  -c, --config FILE          configuration file (default %s;\n"
-"                             a missing default file is fine)\n"
-"  -s, --socket PATH          listening socket (default /run/isosched/isod.sock)\n"
-"      --state-file PATH      where granted threads are recorded (default %s)\n"
-"      --iso-cpu PCT          CPU budget of all ISO threads, 1..100 (default 70)\n"
-"      --iso-period SEC       averaging period, 1..3600 (default 5)\n"
-"      --band LO:HI           kernel RT priorities for ISO, 1..98 (default 10:40)\n"
-"      --enforcer-prio N      SCHED_FIFO priority of the enforcer (default HI+1)\n"
-"      --sample-ms MS         sampling interval, 1..1000 (default 10)\n"
-"      --burst-ms MS          burst guard: a thread that runs this long without\n"
-"                             blocking loses ISO until it blocks, 0..10000, 0 off\n"
-"                             (default 200)\n"
-"      --stall-ms MS          stall cap: ISO above iso_cpu of the machine for at\n"
-"                             most this long at a time, 0..10000, 0 off (default 200)\n"
-"      --inherit yes|no       adopt children of ISO threads (default yes)\n"
-"      --max-threads-per-user N  (default 256)\n"
-"      --max-threads N        all users together (default 4096)\n"
-"      --max-limit PCT        highest own CPU limit a user may set (default iso_cpu)\n"
-"      --user-cpu PCT         share of iso_cpu one user may hold before its threads\n"
-"                             alone are demoted, 0..100 (default 0: off)\n"
-"      --rate-limit N         requests per second per user, root exempt; more\n"
-"                             are refused with EAGAIN (default 200; 0: no limit)\n"
-"      --rate-burst N         requests a user may make at once (default 400)\n"
-"      --allow-users LIST     only these users (names or uids, comma-separated)\n"
-"      --allow-groups LIST    only members of these groups (e.g. audio)\n"
-"      --sweep-orphans yes|no police strays machine-wide: demote band threads\n"
-"                             of users that isod does not track, at start-up\n"
-"                             and every audit interval (default yes)\n"
-"      --audit-interval SEC   seconds between audits of the band, 0..3600\n"
-"                             (default 10; 0: only at start-up)\n"
-"      --log-level LEVEL      error, warning, info (default) or debug\n"
-"      --backend B            auto (default), kernel-rt or scx (the scx_iso scheduler)\n"
-"      --scx-pin-dir DIR      where scx_iso pins its maps (default /sys/fs/bpf/isosched)\n"
-"      --rtkit                also answer RealtimeKit1 (rtkit's D-Bus interface)\n"
-"                             on the system bus (DBUS_SYSTEM_BUS_ADDRESS)\n"
-"      --polkit yes|no        with --rtkit, also ask polkit for rtkit's action\n"
-"                             ids (default no)\n"
-"      --syslog               log to syslog instead of stderr\n"
+"                             a missing default file is fine)\n",
+		ISOD_DEFAULT_CONFIG);
+	for (size_t i = 0; config_key_at(i); i++)
+		print_option(f, config_key_at(i));
+	fprintf(f,
 "      --dry-run              decide and log, but change no thread\n"
 "  -h, --help                 this help\n"
 "  -V, --version              version\n"
@@ -90,8 +79,7 @@ static void usage(FILE *f)
 "SIGHUP re-reads the configuration (a bad file changes nothing); threads of\n"
 "users the new allow lists no longer admit return to SCHED_OTHER.\n"
 "Exit status: 0 after a clean shutdown, 1 on a configuration or start-up\n"
-"error. See isod.conf(5) (docs/configuration.md) and isoctl --help.\n",
-		ISOD_DEFAULT_CONFIG, ISOD_DEFAULT_STATE);
+"error. See isod.conf(5) (docs/configuration.md) and isoctl --help.\n");
 }
 
 /* Long options that map 1:1 onto configuration keys: the keys with an
