@@ -225,14 +225,14 @@ SHIM_EXPORT int sched_getattr(pid_t pid, struct sched_attr *a, unsigned size,
 int shim_sched_get_priority_max(int policy)
 {
 	if (policy == SHIM_SCHED_ISO_RR)
-		return 99;
+		return ISO_KPRIO_MAX;
 	return shim_real()->sched_get_priority_max(policy);
 }
 
 int shim_sched_get_priority_min(int policy)
 {
 	if (policy == SHIM_SCHED_ISO_RR)
-		return 1;
+		return ISO_KPRIO_MIN;
 	return shim_real()->sched_get_priority_min(policy);
 }
 
