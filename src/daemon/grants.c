@@ -146,7 +146,6 @@ int isod_recorded(struct isod *d, bool ok)
 	int n = 0;
 
 	TASKS_FOREACH(&d->tasks, e) {
-
 		if (e->recorded)
 			continue;
 		if (ok) {

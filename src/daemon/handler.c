@@ -438,7 +438,6 @@ enum handle_effect handle_reset(struct isod *d, const struct peer *peer, struct 
 	rep->type = ISO_MSG_SET | ISO_MSG_REPLY;
 	pthread_mutex_lock(&d->lock);
 	TASKS_FOREACH(&d->tasks, e) {
-
 		/* the owner now, through the pinned handle (not the table) */
 		if ((peer->uid != 0 && isod_confirm(d, e, peer->uid, 0) < 0))
 			continue;

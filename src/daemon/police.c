@@ -182,7 +182,6 @@ void isod_watchdog(struct isod *d, int64_t now_ns)
 	if (!d->watchdog_fired && atomic_load(&d->last_step_ns) == last) {
 		d->watchdog_fired = true;
 		TASKS_FOREACH(&d->tasks, e) {
-
 			if (e->applied == APPLIED_OTHER)
 				continue;
 			/* the engine's decision stands: the enforcer's first
