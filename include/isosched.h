@@ -152,6 +152,13 @@ int iso_top(struct iso_top_info *out);
 const char *iso_socket_path(void);
 /* isod's message for this thread's last failed call ("" if none). */
 const char *iso_last_error(void);
+/* Who failed this thread's last call: isod refused it (its message is
+ * iso_last_error), or the library never got an answer (no daemon, no
+ * reply, a malformed one), or nothing failed. */
+#define ISO_ERROR_NONE 0
+#define ISO_ERROR_TRANSPORT 1
+#define ISO_ERROR_DAEMON 2
+int iso_last_error_source(void);
 
 #ifdef __cplusplus
 }

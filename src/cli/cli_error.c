@@ -38,8 +38,6 @@ int cli_getopt_error(const char *verb, int c, char **argv)
 
 bool cli_unreachable(int r)
 {
-	const char *msg = iso_last_error();
-
 	switch (-r) {
 	case ECONNREFUSED: /* nobody listening */
 	case ENOENT:       /* no socket */
@@ -54,10 +52,8 @@ bool cli_unreachable(int r)
 		return true;
 	case EACCES:  /* connect(2) to a socket we may not write */
 	case EAGAIN:  /* the library's receive timeout */
-		/* Also what isod may answer, so look at who said it: only
-		 * the library's own transport messages mean "unreachable". */
-		return strncmp(msg, "cannot reach isod", 17) == 0 ||
-		       strncmp(msg, "no reply from isod", 18) == 0 || !*msg;
+		/* Also what isod may answer, so ask who said it */
+		return iso_last_error_source() != ISO_ERROR_DAEMON;
 	default:
 		return false;
 	}

@@ -7,16 +7,12 @@
 
 #include "iso_policy.h"
 
-#ifndef SCHED_RESET_ON_FORK
-#define SCHED_RESET_ON_FORK 0x40000000
-#endif
-
 const char *cli_kernel_policy_name(int kernel_policy)
 {
-	int p = kernel_policy & ~SCHED_RESET_ON_FORK;
+	const char *name = iso_kernel_policy_name(kernel_policy);
 
 	/* isod gives none for a thread that has just exited. */
-	return iso_policy_known(p) ? iso_policy_name(p) : "-";
+	return name ? name : "-";
 }
 
 /* The user-visible priority as the patch's task_prio(): isod reports it;
@@ -76,7 +72,7 @@ void cli_print_thread_json(FILE *f, const struct iso_thread_info *t)
 		",\"kernel_prio\":%" PRId32 ",\"limit\":%" PRId32
 		",\"demoted\":%s,\"adopted\":%s,\"cpu_s\":%.6f}",
 		t->tid, t->pid, t->uid, iso_policy_name(t->policy), t->prio,
-		cli_user_prio(t), t->kernel_policy & ~SCHED_RESET_ON_FORK,
+		cli_user_prio(t), t->kernel_policy & ~ISO_KSCHED_RESET_ON_FORK,
 		cli_kernel_policy_name(t->kernel_policy), t->kernel_prio,
 		t->limit, demoted(t) ? "true" : "false",
 		adopted(t) ? "true" : "false", cpu_s(t));

@@ -11,23 +11,41 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "iso_policy.h"
 #include "iso_proto.h"
 
-_Static_assert(ISO_SCHED_ISO_RR == 4, "policy 4 is SCHED_ISO_RR");
+/* The public names are the program's; the numbers are iso_policy.h's. */
+_Static_assert(ISO_SCHED_NORMAL == ISO_POLICY_NORMAL && ISO_SCHED_FIFO == ISO_POLICY_FIFO &&
+	       ISO_SCHED_RR == ISO_POLICY_RR && ISO_SCHED_ISO_RR == ISO_POLICY_ISO_RR &&
+	       ISO_SCHED_ISO_FIFO == ISO_POLICY_ISO_FIFO,
+	       "isosched.h and iso_policy.h agree on policy numbers");
 
 static __thread char last_error[ISO_PROTO_TEXT_MAX + 1];
+static __thread unsigned char last_error_from; /* ISO_ERROR_* */
 
 const char *iso_last_error(void)
 {
 	return last_error;
 }
 
-static void set_error(const char *msg)
+int iso_last_error_source(void)
+{
+	return last_error_from;
+}
+
+static void set_error_from(int from, const char *msg)
 {
 	size_t n = strnlen(msg, ISO_PROTO_TEXT_MAX);
 
 	memcpy(last_error, msg, n);
 	last_error[n] = '\0';
+	last_error_from = (unsigned char)from;
+}
+
+/* The library's own failures: isod never answered. */
+static void set_error(const char *msg)
+{
+	set_error_from(ISO_ERROR_TRANSPORT, msg);
 }
 
 const char *iso_socket_path(void)
@@ -89,6 +107,8 @@ static int transact(struct iso_req *req, struct iso_reply *rep,
 	int fd, len, r;
 
 	last_error[0] = '\0';
+	/* a failure before isod answers is the transport's */
+	last_error_from = ISO_ERROR_TRANSPORT;
 	req->seq = ++seq;
 	len = iso_proto_encode_req(req, buf, cap);
 	if (len < 0)
@@ -125,7 +145,9 @@ static int transact(struct iso_req *req, struct iso_reply *rep,
 	}
 	r = rep->err;
 	if (r < 0)
-		set_error(rep->text);
+		set_error_from(ISO_ERROR_DAEMON, rep->text);
+	else
+		last_error_from = ISO_ERROR_NONE;
 out:
 	close(fd);
 	return r;

@@ -39,11 +39,18 @@ int iso_engine_retune(struct iso_engine *e, const struct iso_tunables *t)
 	return 0;
 }
 
-int iso_task_init(struct iso_task *task, unsigned limit)
+int iso_task_set_limit(struct iso_task *task, unsigned limit)
 {
 	if (limit > 100)
 		return -EINVAL;
 	task->limit = limit;
+	return 0;
+}
+
+int iso_task_init(struct iso_task *task, unsigned limit)
+{
+	if (iso_task_set_limit(task, limit) < 0)
+		return -EINVAL;
 	task->demoted = false;
 	task->has_prev = false;
 	task->prev_cpu_ns = 0;

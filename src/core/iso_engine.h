@@ -57,6 +57,9 @@ int iso_engine_set_stall(struct iso_engine *e, unsigned stall_ms);
 bool iso_engine_stalled(const struct iso_engine *e);
 /* 0 or -EINVAL for a limit outside 0..100. */
 int iso_task_init(struct iso_task *task, unsigned limit);
+/* A new own limit for a task already accounted (a grant renewed); the
+ * rest of its state is kept. 0 or -EINVAL as iso_task_init. */
+int iso_task_set_limit(struct iso_task *task, unsigned limit);
 
 void iso_engine_begin(struct iso_engine *e);
 /* cpu_ns: the task's cumulative CPU time now. Its growth since the previous

@@ -2,6 +2,7 @@
 #include "iso_policy.h"
 
 #include <errno.h>
+#include <stddef.h>
 
 bool iso_policy_is_rt(int policy)
 {
@@ -45,6 +46,20 @@ const char *iso_policy_name(int policy)
 	case ISO_POLICY_IDLE: return "SCHED_IDLE";
 	case ISO_POLICY_ISO_FIFO: return "SCHED_ISO_FIFO";
 	default: return "unknown";
+	}
+}
+
+const char *iso_kernel_policy_name(int kernel_policy)
+{
+	switch (kernel_policy & ~ISO_KSCHED_RESET_ON_FORK) {
+	case ISO_KSCHED_OTHER: return "SCHED_OTHER";
+	case ISO_KSCHED_FIFO: return "SCHED_FIFO";
+	case ISO_KSCHED_RR: return "SCHED_RR";
+	case ISO_KSCHED_BATCH: return "SCHED_BATCH";
+	case ISO_KSCHED_IDLE: return "SCHED_IDLE";
+	case ISO_KSCHED_DEADLINE: return "SCHED_DEADLINE";
+	case ISO_KSCHED_EXT: return "SCHED_EXT";
+	default: return NULL;
 	}
 }
 

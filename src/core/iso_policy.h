@@ -9,30 +9,36 @@
 
 #include <stdbool.h>
 
+#include "iso_sched_abi.h"
+
 /* Policy numbers as seen by programs. 0..3 are the kernel's; 4 is the
  * number the patch gave SCHED_ISO_RR and is still unused by Linux. 5 was the
  * patch's SCHED_ISO_FIFO but is SCHED_IDLE on every current kernel, so a
  * program's 5 is always SCHED_IDLE; ISO_FIFO is only reached by the
  * downgrade or named through libisosched (ISO_POLICY_ISO_FIFO below). */
 enum {
-	ISO_POLICY_NORMAL = 0,
-	ISO_POLICY_FIFO = 1,
-	ISO_POLICY_RR = 2,
-	ISO_POLICY_BATCH = 3,
-	ISO_POLICY_ISO_RR = 4,
-	ISO_POLICY_IDLE = 5,
+	ISO_POLICY_NORMAL = ISO_KSCHED_OTHER,
+	ISO_POLICY_FIFO = ISO_KSCHED_FIFO,
+	ISO_POLICY_RR = ISO_KSCHED_RR,
+	ISO_POLICY_BATCH = ISO_KSCHED_BATCH,
+	ISO_POLICY_ISO_RR = ISO_KSCHED_ISO_RR,
+	ISO_POLICY_IDLE = ISO_KSCHED_IDLE,
 	/* Not a kernel number: isosched's own name for the patch's
 	 * SCHED_ISO_FIFO, used by the library, protocol and CLI. */
 	ISO_POLICY_ISO_FIFO = 0x105,
 };
 
-#define ISO_PRIO_MIN 1
-#define ISO_PRIO_MAX 99
+#define ISO_PRIO_MIN ISO_KPRIO_MIN
+#define ISO_PRIO_MAX ISO_KPRIO_MAX
 
 bool iso_policy_is_rt(int policy);  /* SCHED_FIFO, SCHED_RR */
 bool iso_policy_is_iso(int policy); /* ISO_RR, ISO_FIFO */
 bool iso_policy_known(int policy);
 const char *iso_policy_name(int policy); /* "SCHED_ISO_RR", ..., "unknown" */
+/* The name of a policy the kernel reports (sched_getattr, isod's
+ * kernel_policy; SCHED_RESET_ON_FORK ignored): SCHED_OTHER ... SCHED_EXT,
+ * NULL for anything else (-1: isod could not read it). */
+const char *iso_kernel_policy_name(int kernel_policy);
 
 /* sched_get_priority_max/min for any policy; -EINVAL for unknown ones. */
 int iso_priority_max(int policy);

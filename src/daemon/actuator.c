@@ -1,44 +1,13 @@
-/* actuator.c — sched_setattr(2) on behalf of the engine's decisions. */
+/* actuator.c — the backend's operations behind the crash handler's guard. */
 #include "actuator.h"
-#include "backend.h"
 
 #include <errno.h>
-#include <sched.h>
 #include <stdatomic.h>
-#include <stdint.h>
-#include <string.h>
-#include <sys/syscall.h>
 #include <time.h>
-#include <unistd.h>
-
-/* glibc 2.36 has no sched_setattr wrapper or struct; this is the kernel's
- * SCHED_ATTR_SIZE_VER0 layout. */
-struct kernel_sched_attr {
-	uint32_t size, sched_policy;
-	uint64_t sched_flags;
-	int32_t sched_nice;
-	uint32_t sched_priority;
-	uint64_t sched_runtime, sched_deadline, sched_period;
-};
-
-#define FLAG_RESET_ON_FORK 0x01
-#define FLAG_KEEP_PARAMS 0x10 /* keep nice when switching to SCHED_OTHER */
-#define POLICY_EXT 7          /* SCHED_EXT: glibc 2.36 does not name it */
-
-static bool dry_run;
 
 void actuator_set_dry_run(bool dry)
 {
-	dry_run = dry;
-}
-
-static int setattr(pid_t tid, struct kernel_sched_attr *a)
-{
-	if (dry_run)
-		return 0;
-	if (syscall(SYS_sched_setattr, tid, a, 0) < 0)
-		return -errno;
-	return 0;
+	backend_set_dry_run(dry);
 }
 
 /* ---- dying: once the crash handler started, nothing is promoted ----
@@ -75,110 +44,32 @@ static void inflight_leave(int slot)
 	atomic_store(&inflight[slot], 0);
 }
 
-static int promote_now(pid_t tid, bool fifo, int kprio)
+int actuator_grant(const struct backend *b, pid_t tid, const struct backend_grant *g)
 {
-	struct kernel_sched_attr a = { .size = sizeof(a) };
+	int slot = inflight_enter(tid), r;
 
-	a.sched_policy = fifo ? SCHED_FIFO : SCHED_RR;
-	a.sched_priority = (uint32_t)kprio;
-	a.sched_flags = FLAG_RESET_ON_FORK;
-	return setattr(tid, &a);
+	if (slot < 0)
+		return slot;
+	r = b->grant(tid, g);
+	inflight_leave(slot);
+	return r;
 }
 
 int actuator_promote(pid_t tid, bool fifo, int kprio)
 {
-	int slot = inflight_enter(tid), r;
+	struct backend_grant g = { .fifo = fifo, .kprio = kprio };
 
-	if (slot < 0)
-		return slot;
-	r = promote_now(tid, fifo, kprio);
-	inflight_leave(slot);
-	return r;
+	return actuator_grant(&backend_kernel_rt, tid, &g);
 }
 
-static int to_other(pid_t tid);
-static int grant_now(pid_t tid, bool fifo, int kprio, int prio, unsigned limit);
-
-int actuator_grant(pid_t tid, bool fifo, int kprio, int prio, unsigned limit)
+int actuator_demote(const struct backend *b, pid_t tid)
 {
-	int slot = inflight_enter(tid), r;
-
-	if (slot < 0)
-		return slot;
-	r = grant_now(tid, fifo, kprio, prio, limit);
-	inflight_leave(slot);
-	return r;
+	return b->demote(tid);
 }
 
-static int grant_now(pid_t tid, bool fifo, int kprio, int prio, unsigned limit)
-{
-	int r;
-
-	if (dry_run || !backend_scx_active())
-		return promote_now(tid, fifo, kprio);
-	/* kernel RT would run above every sched_ext task: stay SCHED_OTHER */
-	r = to_other(tid);
-	if (r < 0)
-		return r;
-	r = backend_scx_set(tid, fifo, prio, limit);
-	if (r == -ENODEV) /* scx_iso went away under us: never leave it unpoliced */
-		return promote_now(tid, fifo, kprio);
-	return r;
-}
-
-int actuator_demote(pid_t tid)
-{
-	int r = to_other(tid);
-
-	if (!dry_run)
-		(void)backend_scx_clear(tid);
-	return r;
-}
-
-static int to_other(pid_t tid)
-{
-	struct kernel_sched_attr a = { .size = sizeof(a) };
-	int r;
-
-	a.sched_policy = SCHED_OTHER;
-	a.sched_flags = FLAG_RESET_ON_FORK | FLAG_KEEP_PARAMS;
-	r = setattr(tid, &a);
-	if (r == -EINVAL) {
-		/* kernels before 5.3 lack KEEP_PARAMS: say the nice ourselves */
-		int pol, prio, nice;
-		if (actuator_query(tid, &pol, &prio, &nice) < 0)
-			nice = 0;
-		a.sched_flags = FLAG_RESET_ON_FORK;
-		a.sched_nice = nice;
-		r = setattr(tid, &a);
-	}
-	return r;
-}
-
-/* Async-signal-safe: system calls only, no lock (the backend's included),
- * no allocation; errno is left as found. */
 int actuator_demote_signal_safe(pid_t tid)
 {
-	struct kernel_sched_attr a = { .size = sizeof(a) };
-	int saved = errno, r;
-
-	if (dry_run)
-		return 0;
-	a.sched_policy = SCHED_OTHER;
-	a.sched_flags = FLAG_RESET_ON_FORK | FLAG_KEEP_PARAMS;
-	r = setattr(tid, &a);
-	if (r == -EINVAL) { /* before 5.3: no KEEP_PARAMS, say the nice */
-		struct kernel_sched_attr cur;
-
-		memset(&cur, 0, sizeof(cur));
-		if (syscall(SYS_sched_getattr, tid, &cur, sizeof(cur), 0) == 0)
-			a.sched_nice = cur.sched_nice;
-		a.sched_flags = FLAG_RESET_ON_FORK;
-		r = setattr(tid, &a);
-	}
-	(void)backend_scx_clear_signal_safe(tid);
-	errno = saved;
-	return r;
+	return backend_demote_signal_safe(tid);
 }
 
 void actuator_die(void)
@@ -202,32 +93,18 @@ void actuator_die(void)
 
 int actuator_query(pid_t tid, int *policy, int *prio, int *nice)
 {
-	struct kernel_sched_attr a;
+	struct backend_thread t;
+	int r = backend_current()->query(tid, &t);
 
-	memset(&a, 0, sizeof(a));
-	if (syscall(SYS_sched_getattr, tid, &a, sizeof(a), 0) < 0)
-		return -errno;
-	*policy = (int)a.sched_policy;
-	*prio = (int)a.sched_priority;
-	*nice = a.sched_nice;
-	if (a.sched_policy == SCHED_OTHER) {
-		int p;
-		bool demoted;
-
-		if (backend_scx_query(tid, &p, &demoted) == 0 && !demoted) {
-			*policy = POLICY_EXT;
-			*prio = p;
-		}
-	}
+	if (r < 0)
+		return r;
+	*policy = t.policy;
+	*prio = t.prio;
+	*nice = t.nice;
 	return 0;
 }
 
 int actuator_reset_on_fork(pid_t tid)
 {
-	struct kernel_sched_attr a;
-
-	memset(&a, 0, sizeof(a));
-	if (syscall(SYS_sched_getattr, tid, &a, sizeof(a), 0) < 0)
-		return -errno;
-	return (a.sched_flags & FLAG_RESET_ON_FORK) != 0;
+	return backend_reset_on_fork(tid);
 }

@@ -1,7 +1,6 @@
-/* actuator.h — the only place isod changes a thread's kernel policy.
- * Promotion is always SCHED_FLAG_RESET_ON_FORK, so no child or new thread
- * of an ISO thread starts as kernel RT unpoliced. In dry-run mode nothing
- * is changed and every call succeeds (tests without privilege).
+/* actuator.h — the only way isod changes a thread's scheduling: the
+ * backend's operations (backend.h) behind the crash handler's guard, so
+ * no grant lands after the handler has demoted everything.
  *
  * Return contract: 0 or a negative errno (-ESRCH: thread gone). */
 #ifndef ISOD_ACTUATOR_H
@@ -10,15 +9,17 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
+#include "backend.h"
+
+/* Nothing is changed and every call succeeds (tests without privilege). */
 void actuator_set_dry_run(bool dry);
-/* Kernel SCHED_FIFO (fifo) or SCHED_RR at kernel priority kprio. */
+/* Kernel SCHED_FIFO (fifo) or SCHED_RR at kernel priority kprio,
+ * whatever the backend. */
 int actuator_promote(pid_t tid, bool fifo, int kprio);
-/* ISO through the active backend (backend.h): on scx_iso the thread is
- * made SCHED_OTHER and marked with its ISO priority prio and own limit;
- * otherwise, or should scx_iso be gone, actuator_promote(tid, fifo, kprio). */
-int actuator_grant(pid_t tid, bool fifo, int kprio, int prio, unsigned limit);
-/* Back to SCHED_OTHER at the thread's own nice level. */
-int actuator_demote(pid_t tid);
+/* ISO through backend b (the caller's backend_current()). */
+int actuator_grant(const struct backend *b, pid_t tid, const struct backend_grant *g);
+/* Back to SCHED_OTHER at the thread's own nice level, through b. */
+int actuator_demote(const struct backend *b, pid_t tid);
 /* For the crash handler (crash.h), async-signal-safe both: */
 /* Demote with system calls only — no lock, no allocation, on any backend. */
 int actuator_demote_signal_safe(pid_t tid);
@@ -26,8 +27,8 @@ int actuator_demote_signal_safe(pid_t tid);
  * under way is waited for (at most 100 ms) and its thread demoted. After
  * it returns, no thread is made ISO again by this process. */
 void actuator_die(void);
-/* What the kernel runs the thread as now. A thread scx_iso runs as ISO
- * reads as SCHED_EXT (7) at its ISO priority. */
+/* What the current backend runs the thread as now (backend.h: a thread
+ * scx_iso runs as ISO reads as SCHED_EXT at its ISO priority). */
 int actuator_query(pid_t tid, int *policy, int *prio, int *nice);
 /* Does the thread carry SCHED_RESET_ON_FORK (as every isod grant does)?
  * 1 yes, 0 no, or a negative errno. */

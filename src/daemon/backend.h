@@ -1,19 +1,21 @@
-/* backend.h — which scheduler runs isod's ISO threads.
+/* backend.h — the scheduler that runs isod's ISO threads, as one set of
+ * operations. Two implementations:
  *
- *  kernel-rt  kernel SCHED_FIFO/SCHED_RR inside the band (actuator.c).
- *  scx        the scx_iso sched_ext scheduler: the thread stays
- *             SCHED_NORMAL and isod marks it in scx_iso's pinned "tasks"
- *             map; scx_iso runs it ahead of the fair tasks and keeps the
- *             per-CPU budget itself (docs/scx.md).
- *  auto       scx while scx_iso is loaded, kernel-rt otherwise.
+ *  kernel-rt  kernel SCHED_FIFO/SCHED_RR inside the band (backend_rt.c);
+ *             isod's engine keeps the budget and demotes to SCHED_OTHER.
+ *  scx        the scx_iso sched_ext scheduler (backend_scx.c): the thread
+ *             stays SCHED_NORMAL, marked in scx_iso's pinned "tasks" map;
+ *             scx_iso runs it ahead of the fair tasks and keeps the budget
+ *             itself, per CPU (docs/scx.md).
  *
- * scx_iso counts as loaded when /sys/kernel/sched_ext/state is "enabled",
- * root/ops is SCX_ISO_OPS_NAME and its maps are pinned. isod talks to the
- * maps with raw bpf(2), so it needs no libbpf. Thread-safe (own mutex): the
- * server and the enforcer both call in. The crash handler uses
- * backend_scx_clear_signal_safe, which takes no mutex on any backend.
+ * Which one acts is decided in one place, backend_current(): scx while
+ * scx_iso is loaded and wanted (the backend= setting: auto, scx,
+ * kernel-rt), kernel-rt otherwise. A caller reads it once per decision and
+ * uses that backend throughout, so the answer cannot change under it. The
+ * ops are thread-safe (the server and the enforcer both call in); the
+ * crash handler uses demote_signal_safe, which takes no lock.
  *
- * Return contract: 0 or a negative errno. */
+ * Return contract: 0 or a negative errno (-ESRCH: thread gone). */
 #ifndef ISOD_BACKEND_H
 #define ISOD_BACKEND_H
 
@@ -21,40 +23,76 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-enum backend_kind { BACKEND_AUTO, BACKEND_KERNEL_RT, BACKEND_SCX };
+/* What a grant asks of the scheduler. */
+struct backend_grant {
+	bool fifo;      /* ISO_FIFO, else ISO_RR */
+	int kprio;      /* kernel RT priority in the band (kernel-rt) */
+	int prio;       /* ISO priority 1..99 (scx) */
+	unsigned limit; /* own CPU limit in percent, 0: none (scx) */
+};
 
+/* What the scheduler runs a thread as now. */
+struct backend_thread {
+	int policy; /* the kernel's (ISO_KSCHED_*); ISO_KSCHED_EXT while scx_iso runs it as ISO */
+	int prio;   /* the kernel RT priority; the ISO priority under scx_iso */
+	int nice;
+	bool iso;   /* it runs as ISO right now */
+};
+
+struct backend {
+	const char *name; /* "kernel-rt", "scx" */
+	/* The backend keeps each thread's budget itself (scx_iso, per CPU):
+	 * the engine's demotions are not applied, and whether a thread runs
+	 * as ISO at a given moment is the scheduler's answer, not isod's. */
+	bool owns_budget;
+	/* Make tid ISO; SCHED_FLAG_RESET_ON_FORK always, so no child starts
+	 * as kernel RT unpoliced. */
+	int (*grant)(pid_t tid, const struct backend_grant *g);
+	/* Back to SCHED_OTHER at the thread's own nice level. */
+	int (*demote)(pid_t tid);
+	int (*query)(pid_t tid, struct backend_thread *out);
+	/* Is tid where isod put it — granted g, or demoted? An owner may
+	 * lower its RT thread's priority or drop it to SCHED_OTHER (the
+	 * kernel lets it). *now gets what it runs as. true too when it
+	 * cannot be read (gone: the sampler finds out). */
+	bool (*placed)(pid_t tid, const struct backend_grant *g, bool demoted,
+		       struct backend_thread *now);
+	/* Hand the budget tunables to a backend that owns the budget. */
+	void (*tune)(unsigned iso_cpu, unsigned iso_period_s);
+};
+
+extern const struct backend backend_kernel_rt; /* backend_rt.c */
+extern const struct backend backend_scx;       /* backend_scx.c */
+
+enum backend_kind { BACKEND_AUTO, BACKEND_KERNEL_RT, BACKEND_SCX };
 #define BACKEND_PIN_DIR_MAX 200
 
 int backend_parse(const char *s, enum backend_kind *out);
 const char *backend_kind_name(enum backend_kind k);
 
+/* The backend in use now. */
+const struct backend *backend_current(void);
 /* Set what to use and where scx_iso pins its maps (NULL: the default);
  * sysfs: the sched_ext sysfs directory (NULL: /sys/kernel/sched_ext; tests
  * may point elsewhere). Looks once: with BACKEND_SCX, -ENODEV when scx_iso
  * is not loaded. */
 int backend_setup(enum backend_kind want, const char *pin_dir, const char *sysfs);
-/* Is scx_iso running isod's threads now? */
-bool backend_scx_active(void);
-/* Look again (at most every 100 ms, by now_ns); true when the answer of
- * backend_scx_active() changed, or scx_iso was reloaded in between (new
+/* Look again (at most every 100 ms, by now_ns); true when
+ * backend_current() changed, or scx_iso was reloaded in between (new
  * maps): the caller must re-apply every thread. */
 bool backend_poll(int64_t now_ns);
-/* Release the map descriptors. */
+/* Release what the backends hold (map descriptors). */
 void backend_close(void);
+/* No system call changes anything; every grant and demotion succeeds
+ * (tests without privilege). Kernel RT is used throughout. */
+void backend_set_dry_run(bool dry);
+bool backend_dry_run(void);
 
-/* scx only: mark tid ISO (fifo or RR, ISO priority 1..99, own limit in
- * percent or 0). Any failure other than a bad argument means scx_iso is
- * gone: the backend turns inactive and the caller falls back. */
-int backend_scx_set(pid_t tid, bool fifo, int prio, unsigned limit);
-/* Unmark tid (0 also when it was not marked or scx is inactive). */
-int backend_scx_clear(pid_t tid);
-/* The same for the crash handler: no lock, no allocation, no logging (a
- * map descriptor closed under it makes the call fail harmlessly). */
-int backend_scx_clear_signal_safe(pid_t tid);
-/* The scheduler's view of tid: 0 with *prio and *demoted when marked,
- * -ENOENT when not. */
-int backend_scx_query(pid_t tid, int *prio, bool *demoted);
-/* Hand the budget tunables to scx_iso when they differ from what it has. */
-void backend_scx_tune(unsigned iso_cpu, unsigned iso_period_s);
+/* For the crash handler: demote on every backend with system calls only —
+ * no lock, no allocation, no logging; errno is left as found. */
+int backend_demote_signal_safe(pid_t tid);
+/* Does the thread carry SCHED_RESET_ON_FORK (as every grant does)?
+ * 1 yes, 0 no, or a negative errno. */
+int backend_reset_on_fork(pid_t tid);
 
 #endif

@@ -78,6 +78,25 @@ int config_load_file(struct isod_config *c, const char *path, bool optional);
  * command-line options. *why gets a static message on -EINVAL. */
 int config_set(struct isod_config *c, const char *key, const char *value,
 	       const char **why);
+/* One configuration key (config.c's table). */
+struct config_key {
+	const char *key;    /* in isod.conf */
+	const char *option; /* isod's --long-option taking its value; NULL: none */
+	int type;           /* config.c's enum key_type */
+	size_t off, size;   /* its field in struct isod_config */
+	unsigned lo, hi;    /* range of a number */
+	bool reloadable;    /* SIGHUP takes it over; else it needs a restart */
+	const char *why;    /* the message for a bad value */
+	const char *usage;  /* isod --help: the option as shown; NULL: not shown */
+	const char *help;   /* ... and what it does ('\n': a continuation line) */
+};
+/* The table's i-th key, NULL past the end. */
+const struct config_key *config_key_at(size_t i);
+/* Copy every reloadable key from n into cur; list the restart-only keys
+ * whose value differs (comma-separated, into restart_only) and return
+ * how many. The caller applies the copied values (isod_reconfigure). */
+size_t config_take_reloadable(struct isod_config *cur, const struct isod_config *n,
+			      char *restart_only, size_t cap);
 /* Cross-field checks after everything is set. */
 int config_validate(const struct isod_config *c, const char **why);
 int config_enforcer_prio(const struct isod_config *c);

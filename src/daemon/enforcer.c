@@ -7,6 +7,7 @@
 
 #include "crash.h"
 #include "log.h"
+#include "police.h"
 
 static int64_t ts_ns(const struct timespec *ts)
 {

@@ -11,6 +11,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "grants.h"
 #include "log.h"
 #include "procinfo.h"
 #include "strays.h"

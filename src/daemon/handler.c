@@ -8,6 +8,7 @@
 #include <sys/resource.h>
 
 #include "actuator.h"
+#include "grants.h"
 #include "iso_policy.h"
 #include "log.h"
 #include "procinfo.h"
@@ -226,14 +227,14 @@ static void do_status(struct isod *d, const struct iso_req *req, struct iso_repl
 
 	pthread_mutex_lock(&d->lock);
 	isod_status_info(d, &rep->status);
-	for (size_t i = 0; i < d->tasks.end && n < ISO_PROTO_PAGE; i++) {
-		if (!d->tasks.t[i].used)
-			continue;
+	TASKS_FOREACH(&d->tasks, e) {
+		if (n >= ISO_PROTO_PAGE)
+			break;
 		if (skip) {
 			skip--;
 			continue;
 		}
-		isod_thread_info(d, &d->tasks.t[i], &threads[n++]);
+		isod_thread_info(d, e, &threads[n++]);
 	}
 	pthread_mutex_unlock(&d->lock);
 	rep->status.offset = req->u.status.offset;
@@ -307,7 +308,15 @@ static void note_refusal(struct isod *d, const struct peer *p, int32_t ns_tid, i
 	pthread_mutex_unlock(&d->lock);
 }
 
-void handle_request(struct isod *d, const struct peer *peer,
+/* A SET changes the table unless refused before it; held in any case,
+ * as every SET reply always was. */
+static enum handle_effect set_effect(const struct iso_req *req, const struct iso_reply *rep)
+{
+	return rep->err == 0 && req->u.set.policy != ISO_POLICY_NORMAL ? HANDLE_GRANTED
+								      : HANDLE_CHANGED;
+}
+
+enum handle_effect handle_request(struct isod *d, const struct peer *peer,
 		    const struct iso_req *req, struct iso_reply *rep,
 		    struct iso_thread_info *threads)
 {
@@ -328,6 +337,7 @@ void handle_request(struct isod *d, const struct peer *peer,
 	if (rep->err)
 		log_debug("request %u from pid %d uid %u refused: %s", req->type,
 			  (int)peer->pid, (unsigned)peer->uid, rep->text);
+	return req->type == ISO_MSG_SET ? set_effect(req, rep) : HANDLE_READ_ONLY;
 }
 
 void handle_rate_limited(const struct iso_req *req, struct iso_reply *rep)
@@ -362,8 +372,9 @@ void handle_bad_message(int err, uint16_t type, uint32_t seq, struct iso_reply *
 		 : "malformed request");
 }
 
-void handle_set(struct isod *d, const struct peer *peer, int32_t ns_pid,
-		int32_t ns_tid, int policy, int prio, int limit, struct iso_reply *rep)
+enum handle_effect handle_set(struct isod *d, const struct peer *peer, int32_t ns_pid,
+			      int32_t ns_tid, int policy, int prio, int limit,
+			      struct iso_reply *rep)
 {
 	struct iso_req req = { .type = ISO_MSG_SET };
 
@@ -377,6 +388,7 @@ void handle_set(struct isod *d, const struct peer *peer, int32_t ns_pid,
 	do_set(d, peer, &req, rep);
 	if (rep->err)
 		note_refusal(d, peer, ns_tid, rep->err);
+	return set_effect(&req, rep);
 }
 
 /* The same thread, still? Owner and start time as read before the change. */
@@ -440,22 +452,21 @@ void handle_nice(struct isod *d, const struct peer *peer, int32_t ns_pid,
 	log_debug("thread %d of uid %u: nice %d", (int)tid, (unsigned)st.ruid, nice);
 }
 
-void handle_reset(struct isod *d, const struct peer *peer, struct iso_reply *rep)
+enum handle_effect handle_reset(struct isod *d, const struct peer *peer, struct iso_reply *rep)
 {
 	unsigned n = 0;
 
 	memset(rep, 0, sizeof(*rep));
 	rep->type = ISO_MSG_SET | ISO_MSG_REPLY;
 	pthread_mutex_lock(&d->lock);
-	for (size_t i = 0; i < d->tasks.end; i++) {
-		struct tracked *e = &d->tasks.t[i];
-
+	TASKS_FOREACH(&d->tasks, e) {
 		/* the owner now, through the pinned handle (not the table) */
-		if (!e->used || (peer->uid != 0 && isod_confirm(d, e, peer->uid, 0) < 0))
+		if ((peer->uid != 0 && isod_confirm(d, e, peer->uid, 0) < 0))
 			continue;
 		if (isod_release(d, e->tid) == 0)
 			n++;
 	}
 	pthread_mutex_unlock(&d->lock);
 	log_debug("reset by uid %u: %u threads back to SCHED_OTHER", (unsigned)peer->uid, n);
+	return HANDLE_CHANGED;
 }

@@ -19,8 +19,10 @@
 #include "crash.h"
 #include "enforcer.h"
 #include "forkwatch.h"
+#include "grants.h"
 #include "isod.h"
 #include "log.h"
+#include "police.h"
 #include "revoke.h"
 #ifdef ISOD_HAVE_RTKIT
 #include "rtkit_bus.h"
@@ -28,6 +30,27 @@
 #include "server.h"
 #include "statefile.h"
 #include "strays.h"
+
+#define HELP_COLUMN 29
+
+/* One key's line of --help, from the configuration table: the option
+ * left, what it does from HELP_COLUMN on, continuation lines indented. */
+static void print_option(FILE *f, const struct config_key *k)
+{
+	int n;
+
+	if (!k->usage)
+		return;
+	/* "-s, --socket": a short form is indented less, as getopt shows it */
+	n = fprintf(f, "%s%s", k->usage[1] == '-' ? "      " : "  ", k->usage);
+	fprintf(f, "%*s", n < HELP_COLUMN ? HELP_COLUMN - n : 2, "");
+	for (const char *p = k->help; *p; p++) {
+		fputc(*p, f);
+		if (*p == '\n')
+			fprintf(f, "%*s", HELP_COLUMN, "");
+	}
+	fputc('\n', f);
+}
 
 static void usage(FILE *f)
 {
@@ -43,43 +66,11 @@ static void usage(FILE *f)
 "\n"
 "Options (override the configuration file):\n"
 "  -c, --config FILE          configuration file (default %s;\n"
-"                             a missing default file is fine)\n"
-"  -s, --socket PATH          listening socket (default /run/isosched/isod.sock)\n"
-"      --state-file PATH      where granted threads are recorded (default %s)\n"
-"      --iso-cpu PCT          CPU budget of all ISO threads, 1..100 (default 70)\n"
-"      --iso-period SEC       averaging period, 1..3600 (default 5)\n"
-"      --band LO:HI           kernel RT priorities for ISO, 1..98 (default 10:40)\n"
-"      --enforcer-prio N      SCHED_FIFO priority of the enforcer (default HI+1)\n"
-"      --sample-ms MS         sampling interval, 1..1000 (default 10)\n"
-"      --burst-ms MS          burst guard: a thread that runs this long without\n"
-"                             blocking loses ISO until it blocks, 0..10000, 0 off\n"
-"                             (default 200)\n"
-"      --stall-ms MS          stall cap: ISO above iso_cpu of the machine for at\n"
-"                             most this long at a time, 0..10000, 0 off (default 200)\n"
-"      --inherit yes|no       adopt children of ISO threads (default yes)\n"
-"      --max-threads-per-user N  (default 256)\n"
-"      --max-threads N        all users together (default 4096)\n"
-"      --max-limit PCT        highest own CPU limit a user may set (default iso_cpu)\n"
-"      --user-cpu PCT         share of iso_cpu one user may hold before its threads\n"
-"                             alone are demoted, 0..100 (default 0: off)\n"
-"      --rate-limit N         requests per second per user, root exempt; more\n"
-"                             are refused with EAGAIN (default 200; 0: no limit)\n"
-"      --rate-burst N         requests a user may make at once (default 400)\n"
-"      --allow-users LIST     only these users (names or uids, comma-separated)\n"
-"      --allow-groups LIST    only members of these groups (e.g. audio)\n"
-"      --sweep-orphans yes|no police strays machine-wide: demote band threads\n"
-"                             of users that isod does not track, at start-up\n"
-"                             and every audit interval (default yes)\n"
-"      --audit-interval SEC   seconds between audits of the band, 0..3600\n"
-"                             (default 10; 0: only at start-up)\n"
-"      --log-level LEVEL      error, warning, info (default) or debug\n"
-"      --backend B            auto (default), kernel-rt or scx (the scx_iso scheduler)\n"
-"      --scx-pin-dir DIR      where scx_iso pins its maps (default /sys/fs/bpf/isosched)\n"
-"      --rtkit                also answer RealtimeKit1 (rtkit's D-Bus interface)\n"
-"                             on the system bus (DBUS_SYSTEM_BUS_ADDRESS)\n"
-"      --polkit yes|no        with --rtkit, also ask polkit for rtkit's action\n"
-"                             ids (default no)\n"
-"      --syslog               log to syslog instead of stderr\n"
+"                             a missing default file is fine)\n",
+		ISOD_DEFAULT_CONFIG);
+	for (size_t i = 0; config_key_at(i); i++)
+		print_option(f, config_key_at(i));
+	fprintf(f,
 "      --dry-run              decide and log, but change no thread\n"
 "  -h, --help                 this help\n"
 "  -V, --version              version\n"
@@ -88,27 +79,20 @@ static void usage(FILE *f)
 "SIGHUP re-reads the configuration (a bad file changes nothing); threads of\n"
 "users the new allow lists no longer admit return to SCHED_OTHER.\n"
 "Exit status: 0 after a clean shutdown, 1 on a configuration or start-up\n"
-"error. See isod.conf(5) (docs/configuration.md) and isoctl --help.\n",
-		ISOD_DEFAULT_CONFIG, ISOD_DEFAULT_STATE);
+"error. See isod.conf(5) (docs/configuration.md) and isoctl --help.\n");
 }
 
-/* Long options that map 1:1 onto configuration keys. */
-static const struct { const char *opt, *key; } key_opts[] = {
-	{ "socket", "socket" }, { "state-file", "state_file" },
-	{ "iso-cpu", "iso_cpu" }, { "iso-period", "iso_period" },
-	{ "enforcer-prio", "enforcer_prio" }, { "sample-ms", "sample_ms" },
-	{ "inherit", "inherit" }, { "max-threads-per-user", "max_threads_per_user" },
-	{ "max-threads", "max_threads" }, { "max-limit", "max_limit" },
-	{ "user-cpu", "user_cpu" },
-	{ "rate-limit", "rate_limit" }, { "rate-burst", "rate_burst" },
-	{ "allow-users", "allow_users" }, { "allow-groups", "allow_groups" },
-	{ "log-level", "log_level" }, { "sweep-orphans", "sweep_orphans" },
-	{ "audit-interval", "audit_interval" },
-	{ "backend", "backend" }, { "scx-pin-dir", "scx_pin_dir" },
-	{ "burst-ms", "burst_ms" }, { "stall-ms", "stall_ms" },
-	{ "polkit", "polkit" },
-};
-#define N_KEY_OPTS (sizeof(key_opts) / sizeof(key_opts[0]))
+/* Long options that map 1:1 onto configuration keys: the keys with an
+ * option name in config.c's table. */
+static size_t n_key_opts(void)
+{
+	size_t n = 0;
+
+	while (config_key_at(n))
+		n++;
+	return n;
+}
+#define KEY_OPTS_MAX 64
 
 static void tick(struct isod *d)
 {
@@ -147,9 +131,9 @@ static void last_gasp(void)
 	const struct task_table *tt = &crash_d->tasks;
 
 	actuator_die();
-	for (size_t i = 0; i < tt->end && i < tt->cap; i++)
-		if (tt->t[i].used && tasks_alive(&tt->t[i]))
-			(void)actuator_demote_signal_safe(tt->t[i].tid);
+	TASKS_FOREACH(tt, e)
+		if (tasks_alive(e))
+			(void)actuator_demote_signal_safe(e->tid);
 }
 
 static void catch_crashes(struct isod *d)
@@ -228,12 +212,18 @@ static int serve(struct isod *d, int lfd, int sigfd, int forkfd)
 
 static int parse_args(int argc, char **argv, struct config_source *src)
 {
-	struct option opts[N_KEY_OPTS + 9];
-	size_t n = 0;
+	struct option opts[KEY_OPTS_MAX + 9];
+	size_t n = 0, nkeys = n_key_opts();
 	int c, idx;
 
-	for (size_t i = 0; i < N_KEY_OPTS; i++)
-		opts[n++] = (struct option){ key_opts[i].opt, required_argument, NULL, 1000 + (int)i };
+	if (nkeys > KEY_OPTS_MAX)
+		return -E2BIG; /* cannot happen: the table is fixed */
+	for (size_t i = 0; i < nkeys; i++) {
+		const struct config_key *k = config_key_at(i);
+
+		if (k->option) /* the value is the key's index */
+			opts[n++] = (struct option){ k->option, required_argument, NULL, 1000 + (int)i };
+	}
 	opts[n++] = (struct option){ "config", required_argument, NULL, 'c' };
 	opts[n++] = (struct option){ "band", required_argument, NULL, 'b' };
 	opts[n++] = (struct option){ "syslog", no_argument, NULL, 'L' };
@@ -269,10 +259,10 @@ static int parse_args(int argc, char **argv, struct config_source *src)
 			break;
 		case 'n': src->dry_run = true; break;
 		case 'h': usage(stdout); exit(0);
-		case 'V': printf("isod 0.1.0\n"); exit(0);
+		case 'V': printf("isod %s\n", ISOD_VERSION); exit(0);
 		default:
-			if (c >= 1000 && c < 1000 + (int)N_KEY_OPTS) {
-				if (add_override(src, key_opts[c - 1000].key, optarg) < 0)
+			if (c >= 1000 && c < 1000 + (int)nkeys) {
+				if (add_override(src, config_key_at((size_t)(c - 1000))->key, optarg) < 0)
 					return -E2BIG;
 				break;
 			}
@@ -311,7 +301,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	log_info("backend %s: %s", backend_kind_name((enum backend_kind)cfg.backend),
-		 backend_scx_active() ? "scx_iso schedules ISO threads"
+		 backend_current()->owns_budget ? "scx_iso schedules ISO threads"
 				      : "kernel SCHED_FIFO/RR in the band");
 	/* no page faults in the enforcer's path */
 	if (mlockall(MCL_CURRENT | MCL_FUTURE) < 0)

@@ -1,6 +1,7 @@
 /* revoke.c — the allow lists applied again to what is already granted. */
 #include "revoke.h"
 
+#include "grants.h"
 #include "log.h"
 #include "procinfo.h"
 
@@ -29,14 +30,11 @@ int isod_revoke_disallowed(struct isod *d)
 
 	if (c->n_allow_users == 0 && c->n_allow_groups == 0)
 		return 0;
-	for (size_t i = 0; i < d->tasks.end; i++) {
-		struct tracked *e = &d->tasks.t[i];
+	TASKS_FOREACH(&d->tasks, e) {
 		struct thread_status st = { 0 };
 		pid_t tid;
 		uid_t uid;
 
-		if (!e->used)
-			continue;
 		/* groups as the thread has them now; a thread that is gone has
 		 * none (the enforcer forgets it anyway) */
 		(void)read_thread_status(d->proc, e->tid, &st);

@@ -154,8 +154,7 @@ void rtkit_serve(struct isod *d, const struct peer *peer, const struct rtkit_cal
 	switch (c->method) {
 	case RTKIT_RESET_KNOWN:
 	case RTKIT_RESET_ALL:
-		handle_reset(d, peer, &rep);
-		a->changed = true;
+		a->changed = handle_reset(d, peer, &rep) != HANDLE_READ_ONLY;
 		from_reply(d, peer, 0, a, &rep);
 		return;
 	case RTKIT_EXIT:
@@ -182,9 +181,8 @@ void rtkit_serve(struct isod *d, const struct peer *peer, const struct rtkit_cal
 		return;
 	}
 	if (is_realtime(c->method)) {
-		handle_set(d, peer, own, (int32_t)c->thread, ISO_POLICY_ISO_RR,
-			   (int)c->priority, 0, &rep);
-		a->changed = rep.err == 0;
+		a->changed = handle_set(d, peer, own, (int32_t)c->thread, ISO_POLICY_ISO_RR,
+					(int)c->priority, 0, &rep) == HANDLE_GRANTED;
 	} else {
 		handle_nice(d, peer, own, (int32_t)c->thread, (int)c->priority, &rep);
 	}

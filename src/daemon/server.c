@@ -1,4 +1,5 @@
-/* server.c — socket setup and the request loop. */
+/* server.c — the request loop: connections, fairness between users, the
+ * group commit of grants to the state file (the socket: listen.c). */
 #include "server.h"
 
 #include <errno.h>
@@ -15,6 +16,7 @@
 #include <unistd.h>
 
 #include "forkwatch.h"
+#include "grants.h"
 #include "handler.h"
 #include "iso_policy.h"
 #include "log.h"
@@ -35,8 +37,7 @@
  *   ready connections wait for the next round; epoll is level-triggered
  *   and puts a reported connection at the back of its ready list, so the
  *   other users' connections come first. */
-#define LISTEN_BACKLOG 64
-#define ACCEPT_PER_ROUND LISTEN_BACKLOG
+#define ACCEPT_PER_ROUND SERVER_LISTEN_BACKLOG
 #define SERVE_PER_UID 8
 
 /* How many of something one uid has (connections, requests this round). */
@@ -44,51 +45,6 @@ struct uid_count {
 	uid_t uid;
 	unsigned n;
 };
-
-static int mkdir_parent(const char *path)
-{
-	char dir[108], *slash;
-
-	snprintf(dir, sizeof(dir), "%s", path);
-	slash = strrchr(dir, '/');
-	if (!slash || slash == dir)
-		return 0;
-	*slash = '\0';
-	if (mkdir(dir, 0755) < 0 && errno != EEXIST)
-		return -errno;
-	return 0;
-}
-
-int server_listen(const char *path)
-{
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	int fd, r;
-
-	if (strlen(path) >= sizeof(sa.sun_path))
-		return -ENAMETOOLONG;
-	strcpy(sa.sun_path, path);
-	r = mkdir_parent(path);
-	if (r < 0)
-		return log_error_errno(r, "cannot create directory for %s", path);
-	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-	if (fd < 0)
-		return -errno;
-	(void)unlink(path);
-	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
-		r = -errno;
-		close(fd);
-		return log_error_errno(r, "cannot bind %s", path);
-	}
-	/* Anyone may connect; who may do what is decided per request from
-	 * SO_PEERCRED (and allow_users/allow_groups). */
-	(void)chmod(path, 0666);
-	if (listen(fd, LISTEN_BACKLOG) < 0) {
-		r = -errno;
-		close(fd);
-		return r;
-	}
-	return fd;
-}
 
 /* A successful SET's reply waits until the state file records the grant
  * (written once per loop round for all of them: group commit). */
@@ -164,13 +120,13 @@ static bool sync_state(struct isod *d)
 	pthread_mutex_unlock(&d->lock);
 	if (r < 0) {
 		/* said once, not every round it is retried */
-		if (!d->state_failing)
+		if (!d->state.failing)
 			log_error_errno(r, "cannot write state file %s; refusing grants until it can be written",
 					d->cfg.state_path);
-		d->state_failing = true;
+		d->state.failing = true;
 		atomic_store(&d->state_dirty, true);
-	} else if (d->state_failing) {
-		d->state_failing = false;
+	} else if (d->state.failing) {
+		d->state.failing = false;
 		log_info("state file %s written again; grants accepted", d->cfg.state_path);
 	}
 	return r == 0;
@@ -319,6 +275,7 @@ static void serve_one(struct isod *d, int ep, struct conn *c, struct ratelimit *
 	static struct iso_thread_info threads[ISO_PROTO_PAGE];
 	struct iso_reply rep;
 	struct iso_req req;
+	enum handle_effect effect = HANDLE_READ_ONLY;
 	ssize_t n = recv(c->fd, buf, sizeof(buf), MSG_TRUNC | MSG_DONTWAIT);
 	int len, r;
 
@@ -333,30 +290,29 @@ static void serve_one(struct isod *d, int ep, struct conn *c, struct ratelimit *
 	else
 		r = iso_proto_decode_req(buf, (size_t)n, &req);
 	if (r < 0) {
-		uint16_t type = 0;
-		uint32_t seq = 0;
-		if (n >= 16) {
-			memcpy(&type, buf + 6, 2);
-			memcpy(&seq, buf + 12, 4);
-		}
+		uint16_t type;
+		uint32_t seq;
+
+		iso_proto_peek_header(buf, (size_t)n > sizeof(buf) ? sizeof(buf) : (size_t)n,
+				      &type, &seq);
 		log_debug("bad message from pid %d (%zd bytes)", (int)c->peer.pid, n);
 		handle_bad_message(r, type, seq, &rep);
 	} else if (!ratelimit_take(rl, c->peer.uid, monotonic_ns())) {
 		handle_rate_limited(&req, &rep);
 	} else {
-		handle_request(d, &c->peer, &req, &rep, threads);
+		effect = handle_request(d, &c->peer, &req, &rep, threads);
 	}
 	len = iso_proto_encode_reply(&rep, buf, sizeof(buf));
 	if (len < 0) {
 		drop(ep, c);
-	} else if (r == 0 && req.type == ISO_MSG_SET && (size_t)len <= HELD_MAX) {
+	} else if (effect != HANDLE_READ_ONLY && (size_t)len <= HELD_MAX) {
 		/* a change of the state file (a grant, a release): answer once
 		 * it is recorded (sync_state, at the end of the round). Every
 		 * other reply goes out at once: no user's request waits for the
 		 * disk because of another's grants. */
 		memcpy(c->held, buf, (size_t)len);
 		c->held_len = (size_t)len;
-		c->held_grant = rep.err == 0 && req.u.set.policy != ISO_POLICY_NORMAL;
+		c->held_grant = effect == HANDLE_GRANTED;
 		c->held_type = rep.type;
 		c->held_seq = rep.seq;
 	} else {

@@ -13,6 +13,8 @@
 
 #define SERVER_MAX_CONN 128
 
+/* Pending connections the kernel queues (listen.c). */
+#define SERVER_LISTEN_BACKLOG 64
 int server_listen(const char *path);
 /* Serve until d->stop or a signal on sigfd; tick() is called about every
  * 100 ms (configuration reload). The state file is rewritten after every

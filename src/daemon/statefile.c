@@ -6,32 +6,51 @@
 #include <limits.h>
 #include <stdatomic.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "actuator.h"
+#include "grants.h"
+#include "isod.h"
 #include "iso_policy.h"
 #include "log.h"
 #include "procinfo.h"
+
+int statefile_buf_init(struct statefile_buf *b, unsigned max_threads)
+{
+	/* one line per thread at most 60 bytes, plus the header */
+	b->cap = ((size_t)max_threads + 2) * 64;
+	b->len = 0;
+	b->failing = false;
+	b->text = malloc(b->cap);
+	return b->text ? 0 : -ENOMEM;
+}
+
+void statefile_buf_free(struct statefile_buf *b)
+{
+	free(b->text);
+	b->text = NULL;
+}
 
 void statefile_snapshot(struct isod *d)
 {
 	size_t len = 0;
 
-	len += (size_t)snprintf(d->state_buf, d->state_cap,
+	len += (size_t)snprintf(d->state.text, d->state.cap,
 				"# isod state: tid pid uid starttime policy prio limit\n");
-	for (size_t i = 0; i < d->tasks.end && len < d->state_cap; i++) {
-		const struct tracked *e = &d->tasks.t[i];
-		if (e->used)
-			len += (size_t)snprintf(d->state_buf + len, d->state_cap - len,
-						"%d %d %u %llu %d %d %u\n", (int)e->tid, (int)e->pid,
-						(unsigned)e->uid, (unsigned long long)e->starttime,
-						e->policy, e->prio, e->core.limit);
+	TASKS_FOREACH(&d->tasks, e) {
+		if (len >= d->state.cap)
+			break;
+		len += (size_t)snprintf(d->state.text + len, d->state.cap - len,
+					"%d %d %u %llu %d %d %u\n", (int)e->tid, (int)e->pid,
+					(unsigned)e->uid, (unsigned long long)e->starttime,
+					e->policy, e->prio, e->core.limit);
 	}
 	/* cannot happen (sized for max_threads lines); a cut record would be
 	 * a damaged one, which makes the next start sweep */
-	d->state_len = len < d->state_cap ? len : d->state_cap - 1;
+	d->state.len = len < d->state.cap ? len : d->state.cap - 1;
 }
 
 /* Said once: every round of grants tries again, and the path does not
@@ -99,8 +118,8 @@ int statefile_store(const struct isod *d)
 		close(dfd);
 		return r;
 	}
-	while (off < d->state_len && r == 0) {
-		ssize_t w = write(fd, d->state_buf + off, d->state_len - off);
+	while (off < d->state.len && r == 0) {
+		ssize_t w = write(fd, d->state.text + off, d->state.len - off);
 
 		if (w < 0 && errno != EINTR)
 			r = -EIO;
@@ -198,7 +217,7 @@ int statefile_recover(struct isod *d)
 				    d->cfg.state_path, (int)s.tid, s.uid);
 		} else if (tasks_alive(&pin)) {
 			/* ours, but cannot be policed: never leave it RT */
-			(void)actuator_demote(s.tid);
+			(void)actuator_demote(backend_current(), s.tid);
 		}
 		close(pin.statfd);
 	}

@@ -6,9 +6,22 @@
 #ifndef ISOD_STATEFILE_H
 #define ISOD_STATEFILE_H
 
-#include "isod.h"
+#include <stdbool.h>
+#include <stddef.h>
 
-/* The table as the file's text, into d->state_buf. Caller holds d->lock. */
+struct isod;
+
+/* The file's text between snapshot (under the lock) and store (without
+ * it), sized once for max_threads lines: no allocation per write. */
+struct statefile_buf {
+	char *text;
+	size_t cap, len;
+	bool failing; /* the last write failed (server thread only) */
+};
+int statefile_buf_init(struct statefile_buf *b, unsigned max_threads);
+void statefile_buf_free(struct statefile_buf *b);
+
+/* The table as the file's text, into d->state. Caller holds d->lock. */
 void statefile_snapshot(struct isod *d);
 /* Write the last snapshot atomically (temp file + rename), never through
  * a symlink (the temp file is created O_EXCL|O_NOFOLLOW, a leftover

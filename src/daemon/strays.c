@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "actuator.h"
+#include "grants.h"
 #include "log.h"
 #include "procinfo.h"
 
@@ -99,7 +100,7 @@ static int police(struct isod *d, pid_t pid, pid_t tid)
 	if (!tasks_alive(&pin))
 		goto out;
 	read_comm(d->proc, pid, tid, comm, sizeof(comm));
-	r = actuator_demote(tid);
+	r = actuator_demote(backend_current(), tid);
 	if (r == 0) {
 		log_warning("stray: thread %d (process %d, uid %u, comm %s) was kernel %s %d in the band with no isod record: demoted to SCHED_OTHER",
 			    (int)tid, (int)pid, (unsigned)(st.ruid ? st.ruid : st.euid), comm,
@@ -163,11 +164,10 @@ int strays_sweep(struct isod *d)
 int strays_exec(struct isod *d, pid_t tgid)
 {
 	pthread_mutex_lock(&d->lock);
-	for (size_t i = 0; i < d->tasks.end; i++) {
-		struct tracked *e = &d->tasks.t[i];
+	TASKS_FOREACH(&d->tasks, e) {
 		struct thread_status st;
 
-		if (!e->used || e->pid != tgid)
+		if (e->pid != tgid)
 			continue;
 		if (!tasks_alive(e)) {
 			log_debug("thread %d (process %d) is gone after an exec in its process", (int)e->tid,
@@ -180,7 +180,7 @@ int strays_exec(struct isod *d, pid_t tgid)
 		if (read_thread_status(d->proc, e->tid, &st) < 0 || st.ruid != e->uid ||
 		    st.euid != st.ruid || st.egid != st.rgid) {
 			if (tasks_alive(e))
-				(void)actuator_demote(e->tid);
+				(void)actuator_demote(backend_current(), e->tid);
 			log_warning("thread %d (process %d, uid %u) exec'd a program that changes its identity: ISO withdrawn, demoted to SCHED_OTHER",
 				    (int)e->tid, (int)tgid, (unsigned)e->uid);
 			isod_forget(d, e);

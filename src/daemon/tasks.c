@@ -52,6 +52,15 @@ struct tracked *tasks_find(struct task_table *tt, pid_t tid)
 	return NULL;
 }
 
+struct tracked *tasks_next(const struct task_table *tt, const struct tracked *prev)
+{
+	/* bounded by cap as well: the crash handler may find end damaged */
+	for (size_t i = prev ? (size_t)(prev - tt->t) + 1 : 0; i < tt->end && i < tt->cap; i++)
+		if (tt->t[i].used)
+			return &tt->t[i];
+	return NULL;
+}
+
 int tasks_open(const char *proc, pid_t pid, pid_t tid, struct tracked *e)
 {
 	char path[128];
@@ -137,40 +146,4 @@ bool tasks_alive(const struct tracked *e)
 	char buf[96];
 
 	return e->statfd >= 0 && pread(e->statfd, buf, sizeof(buf), 0) > 0;
-}
-
-int tasks_sample(struct tracked *e)
-{
-	char buf[96];
-	ssize_t n = pread(e->statfd, buf, sizeof(buf) - 1, 0);
-
-	if (n <= 0)
-		return -ESRCH;
-	buf[n] = '\0';
-	if (parse_schedstat_wait_buf(buf, &e->cpu_ns, &e->wait_ns) < 0)
-		return -EBADMSG;
-	return 0;
-}
-
-int tasks_read_nvcsw(const char *proc, const struct tracked *e, uint64_t *nvcsw)
-{
-	char path[128], buf[4096];
-	ssize_t n;
-	int fd, r;
-
-	snprintf(path, sizeof(path), "%s/%d/task/%d/status", proc, (int)e->pid, (int)e->tid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return errno == ENOENT ? -ESRCH : -errno;
-	n = read(fd, buf, sizeof(buf) - 1);
-	r = n < 0 ? -errno : 0;
-	close(fd);
-	if (r < 0)
-		return r == -ENOENT ? -ESRCH : r;
-	buf[n] = '\0';
-	r = parse_status_nvcsw(buf, nvcsw);
-	/* the number may name a successor by now: the handle tells */
-	if (r == 0 && !tasks_alive(e))
-		r = -ESRCH;
-	return r;
 }

@@ -16,6 +16,16 @@
 #include "events.h"
 #include "iso_engine.h"
 
+/* What the backend was last told to do with a thread, and did: kept
+ * beside the engine's decision (core.demoted), which may differ until
+ * isod reconciles them (a change the kernel refused, the watchdog's
+ * demotion, a backend that keeps the budget itself). */
+enum applied {
+	APPLIED_NONE,  /* nothing yet (or a switch of backend pending) */
+	APPLIED_ISO,   /* granted: runs as ISO on the backend */
+	APPLIED_OTHER, /* demoted: runs SCHED_OTHER */
+};
+
 struct tracked {
 	bool used;
 	pid_t tid, pid;
@@ -30,7 +40,8 @@ struct tracked {
 	bool recorded;  /* in the state file on disk (isod_recorded) */
 	uint64_t cpu_ns;
 	uint64_t wait_ns; /* runnable, not running (schedstat), for the guard */
-	struct iso_task core;
+	struct iso_task core;   /* the engine's view, its decision included */
+	enum applied applied;   /* the scheduler's state as isod set it */
 	struct iso_burst burst; /* the burst guard's view of it (iso_burst.h) */
 	struct thread_stats stats; /* what isoctl top shows of it (events.h) */
 };
@@ -50,6 +61,12 @@ struct task_table {
 int tasks_init(struct task_table *tt, size_t cap);
 void tasks_free(struct task_table *tt);
 struct tracked *tasks_find(struct task_table *tt, pid_t tid);
+/* The tracked entry after prev (NULL: the first), NULL at the end. The
+ * current entry may be removed while walking; entries are never moved.
+ * No lock, no system call: the crash handler walks the table too. */
+struct tracked *tasks_next(const struct task_table *tt, const struct tracked *prev);
+#define TASKS_FOREACH(tt, e) \
+	for (struct tracked *e = tasks_next((tt), NULL); e; e = tasks_next((tt), e))
 /* Open identity and sampling handles for tid of process pid; fills the
  * entry's tid/pid/starttime/statfd. -ESRCH if it is gone or its
  * identity changed while opening. */
@@ -62,11 +79,5 @@ bool tasks_may_track_pid(const struct task_table *tt, pid_t pid);
 size_t tasks_count_uid(const struct task_table *tt, uid_t uid);
 /* Is the thread behind e still the one we opened? */
 bool tasks_alive(const struct tracked *e);
-/* Re-read e's cumulative CPU time (and wait); -ESRCH when the thread is
- * gone. */
-int tasks_sample(struct tracked *e);
-/* Its voluntary context switches (/proc status, ~10 us: only for threads
- * the burst guard suspects); -ESRCH when the thread is gone. */
-int tasks_read_nvcsw(const char *proc, const struct tracked *e, uint64_t *nvcsw);
 
 #endif

@@ -25,7 +25,7 @@ bool shim_should_ask(int err, int policy, int prio)
 {
 	int base = policy & ~SCHED_RESET_ON_FORK;
 
-	if (prio < 1 || prio > 99)
+	if (prio < ISO_KPRIO_MIN || prio > ISO_KPRIO_MAX)
 		return false;
 	if (base == SCHED_FIFO || base == SCHED_RR)
 		return err == EPERM; /* lack of privilege */
@@ -128,8 +128,8 @@ int shim_set_policy(pid_t tid, int policy, int prio, shim_apply_fn apply,
 		/* Already ISO through us: a new RT request only changes the
 		 * ISO policy/priority (the kernel would accept some of them,
 		 * e.g. lowering an RT priority, and leave the band). */
-		if (shim_policy_wants_iso(policy) && prio >= 1 && prio <= 99 &&
-		    shim_ask(tid, policy, prio) == 0)
+		if (shim_policy_wants_iso(policy) && prio >= ISO_KPRIO_MIN &&
+		    prio <= ISO_KPRIO_MAX && shim_ask(tid, policy, prio) == 0)
 			return 0;
 		/* Leaving ISO: isod must not restore it afterwards. */
 		if (!shim_policy_wants_iso(policy)) {
@@ -179,7 +179,7 @@ int shim_set_prio(pid_t tid, int prio, shim_apply_fn apply,
 	if (tid <= 0)
 		return apply(ctx, 0);
 	if (shim_known(tid, &req)) {
-		if (prio < 1 || prio > 99)
+		if (prio < ISO_KPRIO_MIN || prio > ISO_KPRIO_MAX)
 			return EINVAL; /* as for any RT thread */
 		if (shim_ask(tid, req.policy, prio) == 0)
 			return 0;

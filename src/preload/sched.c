@@ -10,18 +10,14 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-/* The kernel's struct sched_attr, first published size (VER0); not taken
- * from <linux/sched/types.h>, whose struct sched_param clashes with libc. */
+/* The exported functions take the kernel's struct sched_attr, whose layout
+ * is iso_sched_attr (iso_sched_abi.h; the tag is libc's from glibc 2.41,
+ * so it is completed here under the libc name). */
 struct sched_attr {
-	uint32_t size;
-	uint32_t sched_policy;
-	uint64_t sched_flags;
-	int32_t sched_nice;
-	uint32_t sched_priority;
-	uint64_t sched_runtime, sched_deadline, sched_period;
+	struct iso_sched_attr k;
 };
-#define SHIM_ATTR_SIZE_VER0 48u
-#define SHIM_FLAG_RESET_ON_FORK 0x01u
+#define SHIM_ATTR_SIZE_VER0 ISO_SCHED_ATTR_SIZE_VER0
+#define SHIM_FLAG_RESET_ON_FORK ISO_KSCHED_FLAG_RESET_ON_FORK
 _Static_assert(sizeof(struct sched_attr) == SHIM_ATTR_SIZE_VER0,
 	       "struct sched_attr VER0 layout");
 
@@ -132,8 +128,8 @@ static int apply_setattr(void *v, int flags)
 		return err_of(shim_real()->sched_setattr(c->pid, c->a, c->flags));
 	/* The caller's attr stays as it gave it. */
 	memcpy(&a, c->a, sizeof(a));
-	a.size = SHIM_ATTR_SIZE_VER0;
-	a.sched_flags |= SHIM_FLAG_RESET_ON_FORK;
+	a.k.size = SHIM_ATTR_SIZE_VER0;
+	a.k.sched_flags |= SHIM_FLAG_RESET_ON_FORK;
 	return err_of(shim_real()->sched_setattr(c->pid, &a, c->flags));
 }
 
@@ -146,15 +142,15 @@ int shim_sched_setattr(pid_t pid, struct sched_attr *a, unsigned flags)
 	 * syscall flags, no flags beyond RESET_ON_FORK (KEEP_*, util
 	 * clamps, deadline flags all pass through). */
 	if (!a || pid < 0 || flags != 0 ||
-	    (a->size != 0 && a->size < SHIM_ATTR_SIZE_VER0) ||
-	    (a->sched_flags & ~(uint64_t)SHIM_FLAG_RESET_ON_FORK) ||
-	    a->sched_policy > 0xff || a->sched_priority > 99)
+	    (a->k.size != 0 && a->k.size < SHIM_ATTR_SIZE_VER0) ||
+	    (a->k.sched_flags & ~(uint64_t)SHIM_FLAG_RESET_ON_FORK) ||
+	    a->k.sched_policy > 0xff || a->k.sched_priority > ISO_KPRIO_MAX)
 		return shim_real()->sched_setattr(pid, a, flags);
-	policy = (int)a->sched_policy;
-	if (a->sched_flags & SHIM_FLAG_RESET_ON_FORK)
+	policy = (int)a->k.sched_policy;
+	if (a->k.sched_flags & SHIM_FLAG_RESET_ON_FORK)
 		policy |= SCHED_RESET_ON_FORK;
 	return finish(shim_set_policy(shim_tid(pid), policy,
-				      (int)a->sched_priority, apply_setattr, &c),
+				      (int)a->k.sched_priority, apply_setattr, &c),
 		      saved);
 }
 
@@ -205,15 +201,15 @@ int shim_sched_getattr(pid_t pid, struct sched_attr *a, unsigned size,
 
 	if (rc == 0 && pid >= 0 && size >= SHIM_ATTR_SIZE_VER0 &&
 	    shim_active(shim_tid(pid), &req)) {
-		a->sched_policy = (uint32_t)(req.policy & ~SCHED_RESET_ON_FORK);
-		a->sched_priority = (uint32_t)req.prio;
-		a->sched_nice = 0;
+		a->k.sched_policy = (uint32_t)(req.policy & ~SCHED_RESET_ON_FORK);
+		a->k.sched_priority = (uint32_t)req.prio;
+		a->k.sched_nice = 0;
 		if (req.policy & SCHED_RESET_ON_FORK)
-			a->sched_flags |= SHIM_FLAG_RESET_ON_FORK;
+			a->k.sched_flags |= SHIM_FLAG_RESET_ON_FORK;
 		else
-			a->sched_flags &= ~(uint64_t)SHIM_FLAG_RESET_ON_FORK;
+			a->k.sched_flags &= ~(uint64_t)SHIM_FLAG_RESET_ON_FORK;
 	} else if (rc == 0 && pid >= 0 && shim_table_residue(shim_tid(pid))) {
-		a->sched_flags &= ~(uint64_t)SHIM_FLAG_RESET_ON_FORK;
+		a->k.sched_flags &= ~(uint64_t)SHIM_FLAG_RESET_ON_FORK;
 	}
 	return rc;
 }
@@ -229,14 +225,14 @@ SHIM_EXPORT int sched_getattr(pid_t pid, struct sched_attr *a, unsigned size,
 int shim_sched_get_priority_max(int policy)
 {
 	if (policy == SHIM_SCHED_ISO_RR)
-		return 99;
+		return ISO_KPRIO_MAX;
 	return shim_real()->sched_get_priority_max(policy);
 }
 
 int shim_sched_get_priority_min(int policy)
 {
 	if (policy == SHIM_SCHED_ISO_RR)
-		return 1;
+		return ISO_KPRIO_MIN;
 	return shim_real()->sched_get_priority_min(policy);
 }
 

@@ -20,10 +20,12 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
+#include "iso_sched_abi.h"
+
 #ifndef SCHED_RESET_ON_FORK
-#define SCHED_RESET_ON_FORK 0x40000000
+#define SCHED_RESET_ON_FORK ISO_KSCHED_RESET_ON_FORK
 #endif
-#define SHIM_SCHED_ISO_RR 4
+#define SHIM_SCHED_ISO_RR ISO_KSCHED_ISO_RR
 
 /* ---- real.c: the next definitions (libc), resolved once ---- */
 struct sched_attr; /* <linux/sched/types.h> */

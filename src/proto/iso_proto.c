@@ -130,6 +130,16 @@ int iso_proto_encode_req(const struct iso_req *req, void *buf, size_t cap)
 	return finish(&c);
 }
 
+void iso_proto_peek_header(const void *buf, size_t len, uint16_t *type, uint32_t *seq)
+{
+	struct cur c = { .rp = buf, .len = len };
+
+	*type = 0;
+	*seq = 0;
+	/* the fields are read before magic, version and length are judged */
+	(void)get_header(&c, type, seq);
+}
+
 int iso_proto_decode_req(const void *buf, size_t len, struct iso_req *req)
 {
 	struct cur c = { .rp = buf, .len = len };

@@ -93,6 +93,9 @@ struct iso_reply {
 
 int iso_proto_encode_req(const struct iso_req *req, void *buf, size_t cap);
 int iso_proto_decode_req(const void *buf, size_t len, struct iso_req *req);
+/* The type and sequence number of a message that did not decode, so the
+ * error reply can name them; 0 and 0 when it is shorter than a header. */
+void iso_proto_peek_header(const void *buf, size_t len, uint16_t *type, uint32_t *seq);
 int iso_proto_encode_reply(const struct iso_reply *rep, void *buf, size_t cap);
 int iso_proto_decode_reply(const void *buf, size_t len, struct iso_reply *rep);
 

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "actuator.h"
+#include "grants.h"
 #include "handler.h"
 #include "iso_proto.h"
 #include "log.h"

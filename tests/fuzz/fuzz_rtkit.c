@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "actuator.h"
+#include "grants.h"
 #include "log.h"
 #include "procinfo.h"
 #include "rtkit_req.h"

@@ -164,6 +164,35 @@ static void test_config_values(void **state)
 	assert_int_equal(config_validate(&c, &why), -EINVAL);
 }
 
+/* SIGHUP: reloadable keys are taken over, restart-only ones are named
+ * (config.c's table) and left as they run. */
+static void test_config_reload_keys(void **state)
+{
+	struct isod_config cur, n;
+	const char *why;
+	char names[256];
+
+	(void)state;
+	config_defaults(&cur);
+	n = cur;
+	assert_int_equal(config_take_reloadable(&cur, &n, names, sizeof(names)), 0);
+	assert_string_equal(names, "");
+	assert_int_equal(config_set(&n, "iso_cpu", "50", &why), 0);
+	assert_int_equal(config_set(&n, "allow_users", "0", &why), 0);
+	assert_int_equal(config_set(&n, "backend", "scx", &why), 0);
+	assert_int_equal(config_set(&n, "syslog", "yes", &why), 0);
+	assert_int_equal(config_set(&n, "state_file", "/tmp/x.state", &why), 0);
+	assert_int_equal(config_take_reloadable(&cur, &n, names, sizeof(names)), 3);
+	assert_string_equal(names, "state_file, backend, syslog");
+	assert_int_equal(cur.tun.iso_cpu, 50);
+	assert_int_equal(cur.n_allow_users, 1);
+	assert_false(cur.use_syslog);
+	assert_string_equal(cur.state_path, ISOD_DEFAULT_STATE);
+	/* every key of the table says what a bad value is */
+	for (size_t i = 0; config_key_at(i); i++)
+		assert_non_null(config_key_at(i)->why);
+}
+
 static void test_config_file(void **state)
 {
 	char path[] = "/tmp/isod-conf-XXXXXX";
@@ -200,6 +229,7 @@ int main(void)
 		cmocka_unit_test(test_limits),
 		cmocka_unit_test(test_state_line),
 		cmocka_unit_test(test_config_values),
+		cmocka_unit_test(test_config_reload_keys),
 		cmocka_unit_test(test_config_file),
 	};
 	log_setup(LOG_EMERG, false);

@@ -1,7 +1,7 @@
 /* The CPU budget and the engine's decisions, on synthetic traces: the
  * patch's accounting, refractory/hysteresis, per-task limits, sampling
- * independence and long gaps (DESIGN.md "Budget", "Accounting, exactly",
- * "Per-task limits"). */
+ * independence and long gaps (docs/semantics.md, "Rule by rule" and
+ * "Differences from the 2005 patch"). */
 #include <errno.h>
 #include <math.h>
 #include <setjmp.h>

@@ -1,4 +1,4 @@
-/* Policy rules of the SCHED_ISO patch (DESIGN.md "Semantics to keep"). */
+/* Policy rules of the SCHED_ISO patch (docs/semantics.md, "Rule by rule"). */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -26,6 +26,11 @@ static void test_policy_numbers(void **state)
 	assert_string_equal(iso_policy_name(4), "SCHED_ISO_RR");
 	assert_false(iso_policy_known(6));
 	assert_false(iso_policy_known(-1));
+	/* what the kernel reports: SCHED_EXT is scx_iso's ISO (isoctl status) */
+	assert_string_equal(iso_kernel_policy_name(7), "SCHED_EXT");
+	assert_string_equal(iso_kernel_policy_name(1 | 0x40000000), "SCHED_FIFO");
+	assert_null(iso_kernel_policy_name(4));
+	assert_null(iso_kernel_policy_name(-1));
 }
 
 static void test_priority_range(void **state)

@@ -1,0 +1,117 @@
+/* backend_rt.c — the kernel-rt backend: sched_setattr(2) to kernel
+ * SCHED_FIFO/SCHED_RR in the band and back to SCHED_OTHER. */
+#include "backend.h"
+
+#include <errno.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "backend_scx.h"
+#include "iso_sched_abi.h"
+
+static int setattr(pid_t tid, struct iso_sched_attr *a)
+{
+	if (backend_dry_run())
+		return 0;
+	if (syscall(SYS_sched_setattr, tid, a, 0) < 0)
+		return -errno;
+	return 0;
+}
+
+static int getattr(pid_t tid, struct iso_sched_attr *a)
+{
+	memset(a, 0, sizeof(*a));
+	return syscall(SYS_sched_getattr, tid, a, sizeof(*a), 0) < 0 ? -errno : 0;
+}
+
+static int rt_grant(pid_t tid, const struct backend_grant *g)
+{
+	struct iso_sched_attr a = { .size = sizeof(a) };
+
+	a.sched_policy = g->fifo ? ISO_KSCHED_FIFO : ISO_KSCHED_RR;
+	a.sched_priority = (uint32_t)g->kprio;
+	a.sched_flags = ISO_KSCHED_FLAG_RESET_ON_FORK;
+	return setattr(tid, &a);
+}
+
+static int rt_query(pid_t tid, struct backend_thread *o)
+{
+	struct iso_sched_attr a;
+	int r = getattr(tid, &a);
+
+	if (r < 0)
+		return r;
+	o->policy = (int)a.sched_policy;
+	o->prio = (int)a.sched_priority;
+	o->nice = a.sched_nice;
+	o->iso = a.sched_policy == ISO_KSCHED_FIFO || a.sched_policy == ISO_KSCHED_RR;
+	return 0;
+}
+
+static int rt_demote(pid_t tid)
+{
+	struct iso_sched_attr a = { .size = sizeof(a) };
+	int r;
+
+	a.sched_policy = ISO_KSCHED_OTHER;
+	a.sched_flags = ISO_KSCHED_FLAG_RESET_ON_FORK | ISO_KSCHED_FLAG_KEEP_PARAMS;
+	r = setattr(tid, &a);
+	if (r == -EINVAL) {
+		/* kernels before 5.3 lack KEEP_PARAMS: say the nice ourselves
+		 * (system calls only: the crash handler comes here too) */
+		struct iso_sched_attr cur;
+
+		if (getattr(tid, &cur) == 0)
+			a.sched_nice = cur.sched_nice;
+		a.sched_flags = ISO_KSCHED_FLAG_RESET_ON_FORK;
+		r = setattr(tid, &a);
+	}
+	return r;
+}
+
+static bool rt_placed(pid_t tid, const struct backend_grant *g, bool demoted,
+		      struct backend_thread *now)
+{
+	if (rt_query(tid, now) < 0)
+		return true;
+	if (demoted) /* any policy but kernel RT will do */
+		return !now->iso;
+	return now->policy == (g->fifo ? ISO_KSCHED_FIFO : ISO_KSCHED_RR) &&
+	       now->prio == g->kprio;
+}
+
+static void rt_tune(unsigned iso_cpu, unsigned iso_period_s)
+{
+	(void)iso_cpu; /* isod's engine keeps the budget */
+	(void)iso_period_s;
+}
+
+const struct backend backend_kernel_rt = {
+	.name = "kernel-rt",
+	.owns_budget = false,
+	.grant = rt_grant,
+	.demote = rt_demote,
+	.query = rt_query,
+	.placed = rt_placed,
+	.tune = rt_tune,
+};
+
+int backend_demote_signal_safe(pid_t tid)
+{
+	int saved = errno, r = rt_demote(tid);
+
+	if (!backend_dry_run())
+		(void)scx_clear_signal_safe(tid);
+	errno = saved;
+	return r;
+}
+
+int backend_reset_on_fork(pid_t tid)
+{
+	struct iso_sched_attr a;
+	int r = getattr(tid, &a);
+
+	return r < 0 ? r : (a.sched_flags & ISO_KSCHED_FLAG_RESET_ON_FORK) != 0;
+}

@@ -1,0 +1,60 @@
+/* grants.h — granting and withdrawing ISO, and keeping the scheduler
+ * where isod put each thread (grants.c).
+ *
+ * Return contract: 0 or a negative errno. */
+#ifndef ISOD_GRANTS_H
+#define ISOD_GRANTS_H
+
+#include "backend.h"
+#include "isod.h"
+
+/* A grant request after authorization: ids are isod's own. */
+struct grant {
+	pid_t pid, tid;
+	uid_t uid;
+	/* checked on the pinned thread before anything is changed: its owner
+	 * (real or effective uid) must be `by` unless by is root, and, when
+	 * not 0, its start time must be starttime */
+	uid_t by;
+	uint64_t starttime;
+	int policy;   /* ISO_POLICY_ISO_RR / _ISO_FIFO */
+	int prio;
+	unsigned limit;
+	uint32_t flags;
+};
+
+/* Caller holds d->lock for all below. */
+/* e is pinned (its handle open): is its thread (still) owned by `by` —
+ * real or effective uid; root (0) may name any — and, when starttime is
+ * not 0, started then? -EPERM / -ESRCH if not. Owner and start time are
+ * read through the pinned identity, so a reused TID cannot pass. */
+int isod_confirm(struct isod *d, const struct tracked *e, uid_t by, uint64_t starttime);
+int isod_grant(struct isod *d, const struct grant *g, struct tracked **out);
+int isod_release(struct isod *d, pid_t tid);
+/* Drop e from the table. If its thread is gone (exited, or replaced by a
+ * sibling's exec), its process is queued for a stray check (strays.h):
+ * isod never forgets a thread without making sure nothing of its process
+ * stays kernel RT unpoliced. */
+void isod_forget(struct isod *d, struct tracked *e);
+/* Is every tracked thread where isod put it? An owner may lower its RT
+ * thread's priority or drop it to SCHED_OTHER (the kernel lets it); put
+ * back isod's grant or demotion. Returns how many were corrected. */
+int isod_verify(struct isod *d);
+/* The state file was (ok) or could not be (!ok) written with every
+ * grant made since the last call. When not, those grants are undone —
+ * demoted and forgotten: no thread stays RT without a record. Returns how
+ * many were undone. */
+int isod_recorded(struct isod *d, bool ok);
+void isod_demote_all(struct isod *d);
+void isod_thread_info(const struct isod *d, const struct tracked *e,
+		      struct iso_thread_info *out);
+void isod_status_info(const struct isod *d, struct iso_status_info *out);
+
+/* For police.c, the enforcer's reconciliation: what e's scheduler should
+ * have now on backend b (the engine's decision, except that a backend
+ * keeping the budget is not told its demotions), and putting it there,
+ * identity checked before and after, noting what was applied. */
+enum applied grants_wanted(const struct backend *b, const struct tracked *e);
+int grants_apply(struct isod *d, struct tracked *e);
+
+#endif
