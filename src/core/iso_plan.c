@@ -98,6 +98,10 @@ int64_t iso_plan_end(const struct iso_plan *p, const struct iso_engine *e,
 
 	if (!p->any)
 		return ISO_PLAN_NEVER;
+	/* the first step only sets the average's reference time: until it
+	 * is taken, nothing a task uses is counted */
+	if (!b->started)
+		return base + floor_ns;
 	/* a carried lump can be fed as if every CPU ran ISO */
 	max_pct = e->carry_ns ? 100.0 : 100.0 * p->running / e->ncpus + ISO_PLAN_LAG_PCT;
 	if (max_pct > 100.0)

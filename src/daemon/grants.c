@@ -11,6 +11,7 @@
 #include "actuator.h"
 #include "backend.h"
 #include "iso_band.h"
+#include "iso_plan.h"
 #include "iso_policy.h"
 #include "log.h"
 #include "procinfo.h"
@@ -53,6 +54,8 @@ int isod_init(struct isod *d, const struct isod_config *cfg)
 	pthread_mutexattr_setprotocol(&ma, PTHREAD_PRIO_INHERIT);
 	r = -pthread_mutex_init(&d->lock, &ma);
 	pthread_mutexattr_destroy(&ma);
+	if (r == 0)
+		r = isod_schedule_init(d);
 	return r;
 }
 
@@ -61,6 +64,7 @@ void isod_destroy(struct isod *d)
 	tasks_free(&d->tasks);
 	free(d->share.users);
 	free(d->state_buf);
+	pthread_cond_destroy(&d->wake);
 	pthread_mutex_destroy(&d->lock);
 }
 
@@ -77,9 +81,10 @@ void isod_reconfigure(struct isod *d, const struct isod_config *n)
 	c->tun = n->tun;
 	iso_engine_set_stall(&d->engine, n->stall_ms);
 	c->stall_ms = n->stall_ms;
-	c->burst_ms = n->burst_ms; /* the guard follows at the next sample */
+	c->burst_ms = n->burst_ms; /* the guard follows at the next check */
 	iso_share_retune(&d->share, n->user_cpu);
 	c->user_cpu = n->user_cpu;
+	isod_replan(d); /* the limits changed: so may the next check */
 	c->inherit = n->inherit;
 	c->sweep_orphans = n->sweep_orphans;
 	c->audit_interval = n->audit_interval;
@@ -195,6 +200,7 @@ int isod_grant(struct isod *d, const struct grant *g, struct tracked **out)
 	 * commit, server.c): a daemon killed once the client has heard of the
 	 * grant still finds this thread when it restarts. */
 	atomic_store(&d->state_dirty, true);
+	isod_replan(d); /* one more thread that can use the budget */
 	if (out)
 		*out = e;
 	return 0;
@@ -290,17 +296,10 @@ static void guard_feed(struct isod *d, struct tracked *e, int64_t now_ns)
 			 burst_ns == 0 ? "guard switched off"
 			 : e->burst.phase == ISO_BURST_RUNNING ? "trial after back-off"
 							       : "it blocked");
-	/* A thread read seldom could start spinning just after a read:
-	 * with the guard on, read every thread at least every burst_ms/4,
-	 * so a spinner is demoted within 1.25·burst_ms and two samples. */
-	if (burst_ns > 0) {
-		unsigned most = d->cfg.burst_ms / (4 * d->cfg.sample_ms);
-
-		if (most > 0)
-			most--;
-		if (e->core.skip > most)
-			e->core.skip = most;
-	}
+	/* A thread could start spinning just after a read: the schedule
+	 * (iso_plan_guard) reads every thread at least every burst_ms/4
+	 * while the guard is on, so a spinner is demoted within
+	 * 1.25·burst_ms and two checks. */
 }
 
 /* The per-user averages (user_cpu), with a line whenever a user goes
@@ -341,7 +340,9 @@ void isod_enforce_step(struct isod *d, int64_t now_ns)
 	if (iso_share_on(&d->share))
 		iso_share_begin(&d->share);
 	for (size_t i = 0; i < d->tasks.end; i++) {
-		if (!t[i].used || !iso_engine_due(&d->engine, &t[i].core))
+		/* every thread at every check: a check comes only when a
+		 * decision can change, and then the whole budget counts */
+		if (!t[i].used)
 			continue;
 		r = tasks_sample(&t[i]);
 		if (r < 0) {
@@ -361,7 +362,7 @@ void isod_enforce_step(struct isod *d, int64_t now_ns)
 		if (iso_share_on(&d->share))
 			(void)iso_share_account(&d->share, t[i].uid,
 						iso_task_iso_delta(&t[i].core, t[i].cpu_ns));
-		iso_engine_account_read(&d->engine, &t[i].core, t[i].cpu_ns, now_ns);
+		iso_engine_account(&d->engine, &t[i].core, t[i].cpu_ns);
 		guard_feed(d, &t[i], now_ns);
 	}
 	iso_engine_commit(&d->engine, now_ns);
@@ -411,6 +412,7 @@ void isod_forget(struct isod *d, struct tracked *e)
 	bool gone = !tasks_alive(e);
 
 	tasks_remove(&d->tasks, e);
+	isod_replan(d); /* perhaps the last one: then no check at all */
 	if (!gone)
 		return;
 	for (unsigned i = 0; i < d->n_lost; i++)
@@ -456,15 +458,19 @@ int isod_verify(struct isod *d)
 
 void isod_watchdog(struct isod *d, int64_t now_ns)
 {
-	int64_t last = atomic_load(&d->last_step_ns);
+	/* late for the check it planned: it sleeps until a decision can
+	 * change, so only lateness tells a starved enforcer; a grant or an
+	 * exit makes it due at once (isod_replan) */
+	int64_t due = atomic_load(&d->due_ns);
 	int64_t limit = 50 * (int64_t)d->cfg.sample_ms * 1000000;
 	int n = 0;
 
 	if (limit < 500000000)
 		limit = 500000000;
-	if (last == 0 || now_ns - last < limit || pthread_mutex_trylock(&d->lock) != 0)
+	if (due == ISO_PLAN_NEVER || now_ns - due < limit ||
+	    pthread_mutex_trylock(&d->lock) != 0)
 		return;
-	if (!d->watchdog_fired && atomic_load(&d->last_step_ns) == last) {
+	if (!d->watchdog_fired && atomic_load(&d->due_ns) == due) {
 		d->watchdog_fired = true;
 		for (size_t i = 0; i < d->tasks.end; i++) {
 			struct tracked *e = &d->tasks.t[i];
@@ -479,8 +485,8 @@ void isod_watchdog(struct isod *d, int64_t now_ns)
 			if (tasks_alive(e) && actuator_demote(e->tid) == 0)
 				n++;
 		}
-		log_warning("the enforcer has not run for %lld ms (starved by real-time tasks above priority %d?): %d ISO thread(s) demoted until it runs again",
-			    (long long)((now_ns - last) / 1000000), config_enforcer_prio(&d->cfg), n);
+		log_warning("the enforcer has not run for %lld ms past its planned check (starved by real-time tasks above priority %d?): %d ISO thread(s) demoted until it runs again",
+			    (long long)((now_ns - due) / 1000000), config_enforcer_prio(&d->cfg), n);
 	}
 	pthread_mutex_unlock(&d->lock);
 }

@@ -274,6 +274,7 @@ static void do_tune(struct isod *d, const struct peer *p, const struct iso_req *
 			(void)iso_share_retune(&d->share, (unsigned)req->u.tune.user_cpu);
 			d->cfg.user_cpu = (unsigned)req->u.tune.user_cpu;
 		}
+		isod_replan(d); /* new limits: a new next check */
 		log_info("tunables now iso_cpu=%u iso_period=%u user_cpu=%u", t.iso_cpu,
 			 t.iso_period_s, d->share.user_cpu);
 	}

@@ -43,6 +43,12 @@ struct isod {
 	int64_t next_audit_ns, next_verify_ns; /* server thread only */
 	uint64_t samples;          /* enforcer steps done */
 	uint64_t sample_ns_total;  /* CPU time spent in them */
+	/* the enforcer's schedule (schedule.c) */
+	pthread_cond_t wake;       /* it sleeps on this (with lock) until its next check */
+	bool replan;               /* the plan's inputs changed: plan again */
+	atomic_int_least64_t due_ns; /* its next check, CLOCK_MONOTONIC;
+				      * ISO_PLAN_NEVER: none (the watchdog's reference) */
+	uint64_t wakeups;          /* times it woke (a check or a re-plan) */
 };
 
 /* A grant request after authorization: ids are isod's own. */
@@ -91,11 +97,20 @@ int isod_verify(struct isod *d);
 int isod_recorded(struct isod *d, bool ok);
 void isod_enforce_step(struct isod *d, int64_t now_ns);
 void isod_demote_all(struct isod *d);
-/* Called by the server thread: if the enforcer has not run for a long
- * while (starved by RT tasks above it), nothing polices the budget, so
+/* Called by the server thread: if the enforcer is late by a long while
+ * for the check it planned (starved by RT tasks above it), nothing
+ * polices the budget, so
  * demote every ISO thread until it runs again. Takes d->lock itself (or
  * gives up this time if it is held). */
 void isod_watchdog(struct isod *d, int64_t now_ns);
+/* The enforcer's schedule (schedule.c). isod_schedule_init: 0 or a
+ * negative errno. isod_replan: something the plan depends on changed (a
+ * grant, a release, an exit, a retune): the enforcer plans again at once.
+ * isod_plan: the time of the next check (ISO_PLAN_NEVER: none). Caller
+ * holds d->lock for the last two. */
+int isod_schedule_init(struct isod *d);
+void isod_replan(struct isod *d);
+int64_t isod_plan(const struct isod *d, int64_t now_ns);
 void isod_thread_info(const struct isod *d, const struct tracked *e,
 		      struct iso_thread_info *out);
 void isod_status_info(const struct isod *d, struct iso_status_info *out);
