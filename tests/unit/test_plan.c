@@ -368,6 +368,12 @@ static void test_horizons(void **state)
 	assert_true(iso_plan_fall_s(60, 63, 5) == 0.0);
 
 	assert_int_equal(iso_engine_init(&e, &tun, 2), 0);
+	/* before the first step: one at the floor, to start the average */
+	iso_plan_begin(&p);
+	assert_int_equal(iso_task_init(&t[0], 0), 0);
+	iso_plan_task(&p, &e, &t[0]);
+	assert_true(iso_plan_end(&p, &e, NULL, 7, FLOOR) == 7 + FLOOR);
+	e.budget.started = true;
 	/* no task: never */
 	iso_plan_begin(&p);
 	assert_true(iso_plan_end(&p, &e, NULL, 0, FLOOR) == ISO_PLAN_NEVER);
