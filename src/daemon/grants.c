@@ -11,6 +11,7 @@
 #include "iso_band.h"
 #include "iso_policy.h"
 #include "log.h"
+#include "schedule.h"
 #include "procinfo.h"
 
 static struct backend_grant grant_of(const struct tracked *e)
@@ -137,6 +138,7 @@ int isod_grant(struct isod *d, const struct grant *g, struct tracked **out)
 	 * commit, server.c): a daemon killed once the client has heard of the
 	 * grant still finds this thread when it restarts. */
 	atomic_store(&d->state_dirty, true);
+	isod_replan(d); /* one more thread that can use the budget */
 	if (out)
 		*out = e;
 	return 0;
@@ -193,6 +195,7 @@ void isod_forget(struct isod *d, struct tracked *e)
 	bool gone = !tasks_alive(e);
 
 	tasks_remove(&d->tasks, e);
+	isod_replan(d); /* perhaps the last one: then no check at all */
 	if (!gone)
 		return;
 	for (unsigned i = 0; i < d->n_lost; i++)

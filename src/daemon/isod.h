@@ -47,6 +47,12 @@ struct isod {
 	int64_t next_audit_ns, next_verify_ns; /* server thread only */
 	uint64_t samples;          /* enforcer steps done */
 	uint64_t sample_ns_total;  /* CPU time spent in them */
+	/* the enforcer's schedule (schedule.c) */
+	pthread_cond_t wake;       /* it sleeps on this (with lock) until its next check */
+	bool replan;               /* the plan's inputs changed: plan again */
+	atomic_int_least64_t due_ns; /* its next check, CLOCK_MONOTONIC;
+				      * ISO_PLAN_NEVER: none (the watchdog's reference) */
+	uint64_t wakeups;          /* times it woke (a check or a re-plan) */
 };
 
 int isod_init(struct isod *d, const struct isod_config *cfg);
