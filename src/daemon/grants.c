@@ -5,11 +5,13 @@
 
 #include <errno.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <unistd.h>
 
 #include "actuator.h"
 #include "iso_band.h"
 #include "iso_policy.h"
+#include "forkwatch.h"
 #include "log.h"
 #include "schedule.h"
 #include "procinfo.h"
@@ -106,6 +108,9 @@ int isod_grant(struct isod *d, const struct grant *g, struct tracked **out)
 		e = tasks_insert(&d->tasks, &n);
 		if (!e)
 			return -EAGAIN; /* cannot happen: capacity checked */
+		/* follow forks and execs again (if not already), before the
+		 * kernel makes it RT: an exec before that is not an escape */
+		forkwatch_follow(d, true);
 		/* its CPU time from now on counts, not what it used before */
 		if (d->acct->sample(e) == 0)
 			iso_engine_account(&d->engine, &e->core, e->cpu_ns);
@@ -196,6 +201,8 @@ void isod_forget(struct isod *d, struct tracked *e)
 
 	tasks_remove(&d->tasks, e);
 	isod_replan(d); /* perhaps the last one: then no check at all */
+	if (d->tasks.used == 0)
+		forkwatch_follow(d, false); /* nothing to adopt or check */
 	if (!gone)
 		return;
 	for (unsigned i = 0; i < d->n_lost; i++)
@@ -205,6 +212,9 @@ void isod_forget(struct isod *d, struct tracked *e)
 		d->lost_pids[d->n_lost++] = pid;
 	else
 		d->lost_overflow = true;
+	/* the server may be asleep (nothing tracked): check it now */
+	if (d->server_wake >= 0)
+		(void)eventfd_write(d->server_wake, 1);
 }
 
 int isod_verify(struct isod *d)

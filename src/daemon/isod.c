@@ -344,9 +344,17 @@ int main(int argc, char **argv)
 	forkfd = forkwatch_open();
 	if (forkfd < 0)
 		log_warning_errno(forkfd, "no process connector: children of ISO threads stay SCHED_OTHER, and an exec from an ISO thread is seen only at the next sample");
+	pthread_mutex_lock(&d.lock);
+	d.forkfd = forkfd;
+	d.forkwatch_on = forkfd >= 0; /* joined when it was opened */
+	forkwatch_follow(&d, d.tasks.used > 0);
+	pthread_mutex_unlock(&d.lock);
 	r = serve(&d, lfd, sigfd, forkfd);
 	if (r < 0)
 		return 1;
+	pthread_mutex_lock(&d.lock);
+	d.forkfd = -1;
+	pthread_mutex_unlock(&d.lock);
 	if (forkfd >= 0)
 		close(forkfd);
 	atomic_store(&d.stop, true);

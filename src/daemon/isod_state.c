@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <unistd.h>
 
 #include "log.h"
@@ -48,6 +49,10 @@ int isod_init(struct isod *d, const struct isod_config *cfg)
 	pthread_mutexattr_destroy(&ma);
 	if (r == 0)
 		r = isod_schedule_init(d);
+	d->forkfd = -1;
+	/* without it the server cannot sleep while idle: it then wakes
+	 * every 100 ms as before (strays_timeout_ms) */
+	d->server_wake = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	return r;
 }
 
@@ -57,6 +62,8 @@ void isod_destroy(struct isod *d)
 	free(d->share.users);
 	statefile_buf_free(&d->state);
 	pthread_cond_destroy(&d->wake);
+	if (d->server_wake >= 0)
+		close(d->server_wake);
 	pthread_mutex_destroy(&d->lock);
 }
 
