@@ -36,6 +36,8 @@ wrap=$ISO_TMP/isod-no-netadmin
 printf '#!/bin/sh\nexec setpriv --bounding-set=-net_admin -- "%s" "$@"\n' "$ISOD" >"$wrap"
 chmod 755 "$wrap"
 ISOD=$wrap start_isod "${ESC_BAND[@]}"
+# isod says so just after it is ready: wait for the line
+for _ in $(seq 40); do grep -q "no process connector" "$ISO_TMP/isod.log" && break; sleep 0.05; done
 grep -q "no process connector" "$ISO_TMP/isod.log" || fail "isod without CAP_NET_ADMIN still has the proc connector"
 "${NOBODY[@]}" "$ESCAPETOOL" exec-thread 8 >"$out.2" 2>&1 &
 ISO_CHILDREN+=($!)
