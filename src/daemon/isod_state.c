@@ -5,9 +5,11 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <unistd.h>
 
 #include "log.h"
+#include "schedule.h"
 #include "statefile.h"
 
 int isod_init(struct isod *d, const struct isod_config *cfg)
@@ -45,6 +47,12 @@ int isod_init(struct isod *d, const struct isod_config *cfg)
 	pthread_mutexattr_setprotocol(&ma, PTHREAD_PRIO_INHERIT);
 	r = -pthread_mutex_init(&d->lock, &ma);
 	pthread_mutexattr_destroy(&ma);
+	if (r == 0)
+		r = isod_schedule_init(d);
+	d->forkfd = -1;
+	/* without it the server cannot sleep while idle: it then wakes
+	 * every 100 ms as before (strays_timeout_ms) */
+	d->server_wake = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	return r;
 }
 
@@ -53,6 +61,9 @@ void isod_destroy(struct isod *d)
 	tasks_free(&d->tasks);
 	free(d->share.users);
 	statefile_buf_free(&d->state);
+	pthread_cond_destroy(&d->wake);
+	if (d->server_wake >= 0)
+		close(d->server_wake);
 	pthread_mutex_destroy(&d->lock);
 }
 
@@ -67,8 +78,9 @@ void isod_reconfigure(struct isod *d, const struct isod_config *n)
 			    restart_only);
 	iso_engine_retune(&d->engine, &c->tun);
 	iso_engine_set_stall(&d->engine, c->stall_ms);
-	/* burst_ms: the guard follows at the next sample */
+	/* burst_ms: the guard follows at the next check */
 	iso_share_retune(&d->share, c->user_cpu);
+	isod_replan(d); /* the limits changed: so may the next check */
 	log_setup(c->log_level, c->use_syslog);
 	log_info("configuration reloaded: iso_cpu %u%% over %us, user_cpu %u%%, inherit %s, %u threads per user",
 		 c->tun.iso_cpu, c->tun.iso_period_s, c->user_cpu, c->inherit ? "yes" : "no",

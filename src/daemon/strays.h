@@ -53,5 +53,10 @@ int strays_exec(struct isod *d, pid_t tgid);
  * when due audit the band (audit_interval) and verify the tracked threads'
  * kernel policy (isod_verify, every second). */
 void strays_tick(struct isod *d, int64_t now_ns);
+/* How long the server may sleep before strays_tick (and the watchdog)
+ * need it, in ms for epoll_wait: 100 while a thread is tracked, a check
+ * is queued or the state file is to be written; else until the next
+ * audit, or -1 (no audit: only an event wakes it). */
+int strays_timeout_ms(struct isod *d, int64_t now_ns);
 
 #endif
