@@ -105,6 +105,8 @@ int isod_grant(struct isod *d, const struct grant *g, struct tracked **out)
 		e = tasks_insert(&d->tasks, &n);
 		if (!e)
 			return -EAGAIN; /* cannot happen: capacity checked */
+		/* counted (and no stray) before grants_apply puts it in the band */
+		d->acct->track(e);
 		/* its CPU time from now on counts, not what it used before */
 		if (d->acct->sample(e) == 0)
 			iso_engine_account(&d->engine, &e->core, e->cpu_ns);
@@ -125,6 +127,7 @@ int isod_grant(struct isod *d, const struct grant *g, struct tracked **out)
 	r = grants_apply(d, e);
 	if (r < 0) {
 		log_debug_errno(r, "grant to thread %d failed", (int)g->tid);
+		d->acct->untrack(e);
 		tasks_remove(&d->tasks, e);
 		return r;
 	}
@@ -192,6 +195,7 @@ void isod_forget(struct isod *d, struct tracked *e)
 	pid_t pid = e->pid;
 	bool gone = !tasks_alive(e);
 
+	d->acct->untrack(e);
 	tasks_remove(&d->tasks, e);
 	if (!gone)
 		return;

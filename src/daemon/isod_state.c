@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "accounting_bpf.h"
 #include "log.h"
 #include "statefile.h"
 
@@ -20,7 +21,9 @@ int isod_init(struct isod *d, const struct isod_config *cfg)
 	memset(d, 0, sizeof(*d));
 	d->cfg = *cfg;
 	d->proc = "/proc";
-	d->acct = &accounting_proc;
+	r = accounting_choose(cfg, &d->acct);
+	if (r < 0)
+		return r;
 	r = iso_engine_init(&d->engine, &cfg->tun, ncpus > 0 ? (unsigned)ncpus : 1);
 	if (r == 0)
 		r = iso_engine_set_stall(&d->engine, cfg->stall_ms);
@@ -50,10 +53,17 @@ int isod_init(struct isod *d, const struct isod_config *cfg)
 
 void isod_destroy(struct isod *d)
 {
+	uint64_t band_ns;
+
+	/* the one aggregate the program keeps for every CPU: said once */
+	if (acct_bpf_band_ns(&band_ns) == 0)
+		log_info("BPF accounting: users' threads ran %.3f s at band priorities, tracked or not",
+			 (double)band_ns / 1e9);
 	tasks_free(&d->tasks);
 	free(d->share.users);
 	statefile_buf_free(&d->state);
 	pthread_mutex_destroy(&d->lock);
+	accounting_close();
 }
 
 void isod_reconfigure(struct isod *d, const struct isod_config *n)
@@ -70,6 +80,7 @@ void isod_reconfigure(struct isod *d, const struct isod_config *n)
 	/* burst_ms: the guard follows at the next sample */
 	iso_share_retune(&d->share, c->user_cpu);
 	log_setup(c->log_level, c->use_syslog);
+	acct_bpf_report_strays(c->sweep_orphans && !c->dry_run);
 	log_info("configuration reloaded: iso_cpu %u%% over %us, user_cpu %u%%, inherit %s, %u threads per user",
 		 c->tun.iso_cpu, c->tun.iso_period_s, c->user_cpu, c->inherit ? "yes" : "no",
 		 c->max_threads_per_user);

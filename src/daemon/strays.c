@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "accounting_bpf.h"
 #include "actuator.h"
 #include "grants.h"
 #include "log.h"
@@ -221,4 +222,34 @@ void strays_tick(struct isod *d, int64_t now_ns)
 	}
 	if (all)
 		(void)strays_sweep(d);
+}
+
+/* One stray report of the kernel's (strays_kernel). */
+struct kernel_report {
+	struct isod *d;
+	bool act;
+	int demoted;
+};
+
+static void on_kernel_stray(void *ctx, const struct acct_stray *s)
+{
+	struct kernel_report *k = ctx;
+
+	/* the report is a hint: the kernel is asked again, then police()
+	 * pins the thread and checks everything under the lock */
+	if (!k->act || !maybe_stray(k->d, (pid_t)s->tid))
+		return;
+	pthread_mutex_lock(&k->d->lock);
+	k->demoted += police(k->d, (pid_t)s->tgid, (pid_t)s->tid);
+	pthread_mutex_unlock(&k->d->lock);
+}
+
+int strays_kernel(struct isod *d)
+{
+	struct kernel_report k = { d, d->cfg.sweep_orphans && !d->cfg.dry_run, 0 };
+	int r = acct_bpf_take_strays(on_kernel_stray, &k);
+
+	if (r < 0)
+		return log_debug_errno(r, "cannot read the BPF accounting's stray reports");
+	return k.demoted;
 }
