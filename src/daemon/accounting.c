@@ -37,6 +37,12 @@ void acct_bpf_report_strays(bool on)
 	(void)on;
 }
 
+void acct_bpf_quiet(pid_t tid, unsigned seconds)
+{
+	(void)tid;
+	(void)seconds;
+}
+
 int acct_bpf_band_ns(uint64_t *ns)
 {
 	(void)ns;

@@ -225,6 +225,15 @@ int acct_bpf_take_strays(void (*fn)(void *ctx, const struct acct_stray *s), void
 	return r < 0 ? r : taker.n;
 }
 
+void acct_bpf_quiet(pid_t tid, unsigned seconds)
+{
+	__u64 until = monotonic_ns() + (uint64_t)seconds * 1000000000u;
+
+	if (skel)
+		(void)bpf_map_update_elem(bpf_map__fd(skel->maps.reported), &(__u32){ (__u32)tid },
+					  &until, BPF_ANY);
+}
+
 void acct_bpf_report_strays(bool on)
 {
 	if (skel && skel->bss)

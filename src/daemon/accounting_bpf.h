@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "accounting.h"
 
@@ -25,6 +26,10 @@ int acct_bpf_stray_fd(void);
 /* Hand every pending stray report to fn, checked (acct_stray_valid);
  * returns how many. Server thread, d->lock not held. */
 int acct_bpf_take_strays(void (*fn)(void *ctx, const struct acct_stray *s), void *ctx);
+/* No report of tid for the next seconds: isod looked and left it alone
+ * (root's, allowed by RLIMIT_RTPRIO), so it costs a wakeup per that
+ * many seconds, not per second. */
+void acct_bpf_quiet(pid_t tid, unsigned seconds);
 /* Report strays at all (sweep_orphans, strays.h)? Off: no wakeups. */
 void acct_bpf_report_strays(bool on);
 /* Nanoseconds users' threads spent at a band priority, all CPUs, since

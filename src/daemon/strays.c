@@ -224,6 +224,10 @@ void strays_tick(struct isod *d, int64_t now_ns)
 		(void)strays_sweep(d);
 }
 
+/* How long the kernel stays quiet about a reported thread isod left alone
+ * in the band: the default audit_interval. */
+#define STRAY_QUIET_S 10
+
 /* One stray report of the kernel's (strays_kernel). */
 struct kernel_report {
 	struct isod *d;
@@ -237,11 +241,18 @@ static void on_kernel_stray(void *ctx, const struct acct_stray *s)
 
 	/* the report is a hint: the kernel is asked again, then police()
 	 * pins the thread and checks everything under the lock */
+	int r;
+
 	if (!k->act || !maybe_stray(k->d, (pid_t)s->tid))
 		return;
 	pthread_mutex_lock(&k->d->lock);
-	k->demoted += police(k->d, (pid_t)s->tgid, (pid_t)s->tid);
+	r = police(k->d, (pid_t)s->tgid, (pid_t)s->tid);
 	pthread_mutex_unlock(&k->d->lock);
+	k->demoted += r;
+	/* still in the band and left alone (root's, RLIMIT_RTPRIO's, or
+	 * tracked by now): not worth a wakeup every second */
+	if (r == 0 && maybe_stray(k->d, (pid_t)s->tid))
+		acct_bpf_quiet((pid_t)s->tid, STRAY_QUIET_S);
 }
 
 int strays_kernel(struct isod *d)

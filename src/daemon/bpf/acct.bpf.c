@@ -29,7 +29,8 @@ struct {
 	__type(value, struct acct_thread);
 } tracked SEC(".maps");
 
-/* the last report per TID (rate limit): LRU, so a flood of strays
+/* per TID, the earliest time of its next report (rate limit; isod moves
+ * it further for a thread it leaves alone): LRU, so a flood of strays
  * cannot fill it */
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
@@ -77,12 +78,13 @@ static __always_inline int in_band_user(struct task_struct *t, __u32 *prio)
 static __always_inline void report(struct task_struct *t, __u32 tid, __u32 prio, __u64 now)
 {
 	struct acct_stray rec;
-	__u64 *last = bpf_map_lookup_elem(&reported, &tid);
+	__u64 *next = bpf_map_lookup_elem(&reported, &tid);
+	__u64 again = now + ACCT_STRAY_EVERY_NS;
 	const struct cred *c;
 
-	if (last && now - *last < ACCT_STRAY_EVERY_NS)
+	if (next && now < *next)
 		return;
-	bpf_map_update_elem(&reported, &tid, &now, BPF_ANY);
+	bpf_map_update_elem(&reported, &tid, &again, BPF_ANY);
 	c = BPF_CORE_READ(t, real_cred);
 	rec.tid = tid;
 	rec.tgid = BPF_CORE_READ(t, tgid);

@@ -22,7 +22,9 @@ struct acct_thread {
 
 /* A thread seen switching in at a kernel RT priority inside the band,
  * owned by a user (real or effective uid not 0), not in "tracked": a
- * stray (strays.h). One record per TID per ACCT_STRAY_EVERY_NS at most. */
+ * stray (strays.h). One record per TID per ACCT_STRAY_EVERY_NS at most;
+ * the map "reported" holds each TID's earliest next report, which isod
+ * moves later for a thread it leaves alone (acct_bpf_quiet). */
 struct acct_stray {
 	__u32 tid;
 	__u32 tgid;
