@@ -49,6 +49,30 @@ mtest() { # mtest NAME BUILDDIR [meson test args]: run and count
 	rm -f "$log"
 }
 
+# guest_tests TAG CMD...: run a QEMU test runner and count the closing
+# "TAG tests: N passed, M failed" line it prints; 77 is a skip (the runner
+# said why), no closing line or a failed runner with no failure counted
+# is one failure
+guest_tests() {
+	local tag=$1 log rc res
+	shift
+	log=$(mktemp)
+	"$@" 2>&1 | tee "$log"
+	rc=${PIPESTATUS[0]}
+	res=$(grep "^$tag tests: [0-9]* passed" "$log" | tail -n1)
+	if [ "$rc" = 77 ]; then
+		:
+	elif [ -n "$res" ]; then
+		set -- $res
+		passed=$((passed + $3))
+		failed=$((failed + $5))
+		[ "$rc" = 0 ] || [ "$5" -gt 0 ] || failed=$((failed + 1))
+	else
+		failed=$((failed + 1))
+	fi
+	rm -f "$log"
+}
+
 rm -rf "$out"
 mkdir -p "$out"
 
@@ -150,21 +174,7 @@ case $? in
 	if step "scx build (-Dscx=enabled)" meson setup "$out/scx" -Dwerror=true -Dtests=enabled \
 		-Dscx=enabled -Dscx_deps="$scx_deps" &&
 	   step "scx compile" ninja -C "$out/scx"; then
-		log=$(mktemp)
-		bash tests/scx/run.sh "$out/scx" 2>&1 | tee "$log"
-		rc=${PIPESTATUS[0]}
-		res=$(grep '^scx tests: [0-9]* passed' "$log" | tail -n1)
-		if [ "$rc" = 77 ]; then
-			: # run.sh printed why
-		elif [ -n "$res" ]; then
-			set -- $res
-			passed=$((passed + $3))
-			failed=$((failed + $5))
-			[ "$rc" = 0 ] || [ "$5" -gt 0 ] || failed=$((failed + 1))
-		else
-			failed=$((failed + 1))
-		fi
-		rm -f "$log"
+		guest_tests scx bash tests/scx/run.sh "$out/scx"
 	fi
 	;;
 77) echo "scx tests SKIPPED: scripts/build-scx-deps.sh: dependencies missing (scripts/install-deps.sh --scx)";;
@@ -185,21 +195,7 @@ case $? in
 0)
 	passed=$((passed + 1))
 	echo "=== system test: the packages on Debian 12 with systemd under QEMU"
-	log=$(mktemp)
-	bash tests/system/run.sh "$out/debs" 2>&1 | tee "$log"
-	rc=${PIPESTATUS[0]}
-	res=$(grep '^system tests: [0-9]* passed' "$log" | tail -n1)
-	if [ "$rc" = 77 ]; then
-		: # run.sh printed why
-	elif [ -n "$res" ]; then
-		set -- $res
-		passed=$((passed + $3))
-		failed=$((failed + $5))
-		[ "$rc" = 0 ] || [ "$5" -gt 0 ] || failed=$((failed + 1))
-	else
-		failed=$((failed + 1))
-	fi
-	rm -f "$log"
+	guest_tests system bash tests/system/run.sh "$out/debs"
 	echo "=== system test step: $(($(date +%s) - t_sys)) s"
 	;;
 77) echo "system test SKIPPED: cannot build Debian packages (scripts/install-deps.sh)";;

@@ -186,8 +186,14 @@ void iso_stall_init(struct iso_stall *st)
 int iso_stall_feed(struct iso_stall *st, int64_t stall_ns, unsigned iso_cpu,
 		   int64_t dt_ns, uint64_t iso_cpu_ns, unsigned ncpus)
 {
+	return iso_stall_feed_ran(st, stall_ns, iso_cpu, dt_ns, iso_cpu_ns, ncpus, ncpus);
+}
+
+int iso_stall_feed_ran(struct iso_stall *st, int64_t stall_ns, unsigned iso_cpu,
+		       int64_t dt_ns, uint64_t iso_cpu_ns, unsigned ncpus, unsigned ran)
+{
 	bool was = st->over;
-	double share, depth;
+	double share, depth, c, most;
 
 	if (stall_ns < 0 || dt_ns < 0 || ncpus == 0 || iso_cpu < 1 || iso_cpu > 100)
 		return -EINVAL;
@@ -200,15 +206,38 @@ int iso_stall_feed(struct iso_stall *st, int64_t stall_ns, unsigned iso_cpu,
 	share = (double)iso_cpu_ns / ((double)dt_ns * (double)ncpus);
 	if (share > 1.0)
 		share = 1.0;
+	c = (double)iso_cpu / 100.0;
+	/* the most of the machine ISO can have held at once: ran threads */
+	most = ran >= ncpus || ran == 0 ? 1.0 : (double)ran / (double)ncpus;
+	if (share > most)
+		most = share;
 	/* The bucket fills by what ISO used above iso_cpu and drains by what
 	 * it left below; its depth is what all CPUs at ISO fill in stall_ns.
 	 * Once full it must drain completely before ISO returns: with every
 	 * ISO task demoted that takes stall_ns·(100−iso_cpu)/iso_cpu, so
 	 * over time the cap leaves normal tasks their (100 − iso_cpu) %. */
-	depth = (double)stall_ns * (1.0 - (double)iso_cpu / 100.0);
-	st->level_ns += (int64_t)((share - (double)iso_cpu / 100.0) * (double)dt_ns);
-	if (st->level_ns < 0)
-		st->level_ns = 0;
+	depth = (double)stall_ns * (1.0 - c);
+	if (most <= c) {
+		/* never above iso_cpu at any moment of the interval: it drains */
+		st->level_ns -= (int64_t)((c - share) * (double)dt_ns);
+		if (st->level_ns < 0)
+			st->level_ns = 0;
+	} else {
+		/* Only the interval's total is known, not when in it ISO ran,
+		 * and the floor at 0 makes the order matter: the drain counts
+		 * first, the fill last, as if ISO had held `most` of the
+		 * machine at the end. So the level is never below what any
+		 * order of the same use leaves, and a long interval (a check
+		 * planned far ahead, iso_plan.h) never hides a burst at its
+		 * end. With ISO at `most` throughout, or at 0, this is the
+		 * plain net sum. */
+		double busy = share / most * (double)dt_ns; /* time ISO held `most` */
+
+		st->level_ns -= (int64_t)(c * ((double)dt_ns - busy));
+		if (st->level_ns < 0)
+			st->level_ns = 0;
+		st->level_ns += (int64_t)((most - c) * busy);
+	}
 	if (st->level_ns > (int64_t)depth)
 		st->level_ns = (int64_t)depth;
 	if (!st->over && depth > 0 && st->level_ns >= (int64_t)depth)

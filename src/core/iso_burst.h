@@ -112,5 +112,12 @@ void iso_stall_init(struct iso_stall *st);
  * -EINVAL. */
 int iso_stall_feed(struct iso_stall *st, int64_t stall_ns, unsigned iso_cpu,
 		   int64_t dt_ns, uint64_t iso_cpu_ns, unsigned ncpus);
+/* The same, knowing that only `ran` threads used ISO CPU time in the
+ * interval, so ISO held at most ran/ncpus of the machine at any moment
+ * (0 or ncpus and more: unknown, all of it). Exact for any dt_ns in the
+ * sense that matters: the level is the highest any spread of the
+ * interval's use over time could have left. */
+int iso_stall_feed_ran(struct iso_stall *st, int64_t stall_ns, unsigned iso_cpu,
+		       int64_t dt_ns, uint64_t iso_cpu_ns, unsigned ncpus, unsigned ran);
 
 #endif

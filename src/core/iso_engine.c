@@ -11,6 +11,7 @@ int iso_engine_init(struct iso_engine *e, const struct iso_tunables *t,
 	e->tun = *t;
 	e->ncpus = ncpus;
 	e->pending_ns = 0;
+	e->pending_ran = 0;
 	e->carry_ns = 0;
 	iso_budget_init(&e->budget);
 	iso_stall_init(&e->stall);
@@ -63,13 +64,16 @@ int iso_task_init(struct iso_task *task, unsigned limit)
 void iso_engine_begin(struct iso_engine *e)
 {
 	e->pending_ns = 0;
+	e->pending_ran = 0;
 }
 
 void iso_engine_account(struct iso_engine *e, struct iso_task *task,
 			uint64_t cpu_ns)
 {
-	if (task->has_prev && cpu_ns >= task->prev_cpu_ns && !task->demoted)
+	if (task->has_prev && cpu_ns > task->prev_cpu_ns && !task->demoted) {
 		e->pending_ns += cpu_ns - task->prev_cpu_ns;
+		e->pending_ran++;
+	}
 	task->prev_cpu_ns = cpu_ns;
 	task->has_prev = true;
 }
@@ -77,6 +81,8 @@ void iso_engine_account(struct iso_engine *e, struct iso_task *task,
 int iso_engine_commit(struct iso_engine *e, int64_t now_ns)
 {
 	uint64_t total = e->pending_ns + e->carry_ns, fed = total;
+	/* a carried lump is anyone's: the stall cap assumes all CPUs */
+	unsigned ran = e->carry_ns ? e->ncpus : e->pending_ran;
 	int64_t dt = 0;
 	int r;
 
@@ -98,9 +104,11 @@ int iso_engine_commit(struct iso_engine *e, int64_t now_ns)
 	}
 	r = iso_budget_feed(&e->budget, &e->tun, now_ns, fed, e->ncpus);
 	if (r == 0)
-		r = iso_stall_feed(&e->stall, e->stall_ns, e->tun.iso_cpu, dt, fed, e->ncpus) < 0
+		r = iso_stall_feed_ran(&e->stall, e->stall_ns, e->tun.iso_cpu, dt, fed, e->ncpus,
+				       ran ? ran : 1) < 0
 			    ? -EINVAL : 0;
 	e->pending_ns = 0;
+	e->pending_ran = 0;
 	return r;
 }
 

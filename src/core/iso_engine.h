@@ -40,6 +40,8 @@ struct iso_engine {
 	struct iso_budget budget;
 	unsigned ncpus;
 	uint64_t pending_ns; /* ISO CPU time accounted in this step */
+	unsigned pending_ran; /* tasks that added to it: ISO held at most
+			       * that many CPUs at once (the stall cap) */
 	uint64_t carry_ns;   /* accounted but beyond what the CPUs could do in
 			      * the last step: a late read's lump, fed next */
 	struct iso_stall stall; /* the stall cap (iso_burst.h) */

@@ -150,7 +150,7 @@ static const struct config_key keys[] = {
 	  "--enforcer-prio N", "SCHED_FIFO priority of the enforcer (default HI+1)" },
 	{ "sample_ms", "sample-ms", KEY_UINT, FIELD(sample_ms), 1, 1000, false,
 	  "sample_ms must be from 1 to 1000",
-	  "--sample-ms MS", "sampling interval, 1..1000 (default 10)" },
+	  "--sample-ms MS", "least time between two checks, 1..1000 (default 10)" },
 	{ "burst_ms", "burst-ms", KEY_UINT, FIELD(burst_ms), 0, ISO_BURST_MS_MAX, true,
 	  "burst_ms must be from 0 (off) to 10000",
 	  "--burst-ms MS", "burst guard: a thread that runs this long without\n"

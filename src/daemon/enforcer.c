@@ -1,4 +1,6 @@
-/* enforcer.c — the high-priority sampling loop. */
+/* enforcer.c — the high-priority enforcement loop: a check (read every
+ * ISO thread, step the engine, act) at the earliest moment a decision can
+ * change (schedule.c), sleeping in between. */
 #include "enforcer.h"
 
 #include <errno.h>
@@ -6,7 +8,9 @@
 #include <time.h>
 
 #include "crash.h"
+#include "iso_plan.h"
 #include "log.h"
+#include "schedule.h"
 #include "police.h"
 
 static int64_t ts_ns(const struct timespec *ts)
@@ -14,42 +18,62 @@ static int64_t ts_ns(const struct timespec *ts)
 	return (int64_t)ts->tv_sec * 1000000000LL + ts->tv_nsec;
 }
 
+/* Sleep (lock released) until due, a re-plan or the stop. */
+static void sleep_until(struct isod *d, int64_t due)
+{
+	struct timespec at;
+
+	if (due == ISO_PLAN_NEVER) {
+		/* no ISO thread: nothing can change until one comes */
+		pthread_cond_wait(&d->wake, &d->lock);
+	} else {
+		at.tv_sec = due / 1000000000LL;
+		at.tv_nsec = due % 1000000000LL;
+		(void)pthread_cond_timedwait(&d->wake, &d->lock, &at);
+	}
+	d->wakeups++;
+}
+
 static void *enforcer_main(void *arg)
 {
 	struct isod *d = arg;
-	struct timespec next, t0, t1, c0, c1;
-	int64_t step = (int64_t)d->cfg.sample_ms * 1000000LL;
+	struct timespec t0, c0, c1;
+	int64_t due = ISO_PLAN_NEVER;
 
 	/* the crash handler needs a stack of its own in every thread */
 	if (crash_thread_stack() < 0)
 		log_warning("enforcer: no alternate signal stack; a stack overflow here would not demote");
-	clock_gettime(CLOCK_MONOTONIC, &next);
+	pthread_mutex_lock(&d->lock);
+	d->replan = true;
 	while (!atomic_load(&d->stop)) {
-		int64_t n = ts_ns(&next) + step;
-
-		next.tv_sec = n / 1000000000LL;
-		next.tv_nsec = n % 1000000000LL;
-		while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, NULL) == EINTR)
-			;
+		/* the step's time is taken with the lock held, right before
+		 * the reads: a wait for the lock must not make the CPU time
+		 * read look like more than the interval allowed */
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		if (d->replan) {
+			d->replan = false;
+			due = isod_plan(d, ts_ns(&t0));
+			atomic_store(&d->due_ns, due);
+		}
+		if (due > ts_ns(&t0)) {
+			sleep_until(d, due);
+			continue;
+		}
 		/* the cost counted is CPU time: preemption is not isod's cost */
 		clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c0);
-		pthread_mutex_lock(&d->lock);
-		/* the step's time is taken once the lock is held, right before
-		 * the reads: a wait for the lock must not make the CPU time read
-		 * look like more than the interval allowed */
-		clock_gettime(CLOCK_MONOTONIC, &t0);
 		isod_enforce_step(d, ts_ns(&t0));
-		clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c1);
 		d->samples++;
 		atomic_store(&d->last_step_ns, ts_ns(&t0));
+		/* the step's own changes (exits) are in this plan already; a
+		 * long stall (suspend, SIGSTOP) is one long interval, no steps
+		 * are replayed */
+		d->replan = false;
+		due = isod_plan(d, ts_ns(&t0));
+		atomic_store(&d->due_ns, due);
+		clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c1);
 		d->sample_ns_total += (uint64_t)(ts_ns(&c1) - ts_ns(&c0));
-		pthread_mutex_unlock(&d->lock);
-		clock_gettime(CLOCK_MONOTONIC, &t1);
-		/* after a long stall (suspend, SIGSTOP) resume from now rather
-		 * than replaying missed steps */
-		if (ts_ns(&t1) - ts_ns(&next) > 10 * step)
-			next = t1;
 	}
+	pthread_mutex_unlock(&d->lock);
 	return NULL;
 }
 

@@ -1,5 +1,8 @@
-/* enforcer.h — the sampling/enforcement thread: every sample_ms it reads
- * every ISO thread's CPU time, steps the engine and demotes or restores.
+/* enforcer.h — the enforcement thread: at each check it reads every ISO
+ * thread's CPU time, steps the engine and demotes or restores. Checks come
+ * at the earliest moment a decision can change (iso_plan.h), never closer
+ * than sample_ms, and not at all while no thread has ISO; a grant, a
+ * release, an exit or a retune wakes it to plan again (isod_replan).
  * It runs as kernel SCHED_FIFO above the band, so no runaway ISO thread
  * can starve it; its work is a pread per thread and arithmetic.
  *

@@ -50,6 +50,22 @@ fail:
 	return r;
 }
 
+void forkwatch_follow(struct isod *d, bool on)
+{
+	int group = CN_IDX_PROC;
+
+	if (d->forkfd < 0 || d->forkwatch_on == on)
+		return;
+	if (setsockopt(d->forkfd, SOL_NETLINK, on ? NETLINK_ADD_MEMBERSHIP : NETLINK_DROP_MEMBERSHIP,
+		       &group, sizeof(group)) < 0) {
+		/* staying joined is only a cost; not joining loses events */
+		if (on)
+			log_warning_errno(-errno, "process connector: cannot follow events again; children of ISO threads stay SCHED_OTHER, and an exec from an ISO thread is seen when its thread is found gone");
+		return;
+	}
+	d->forkwatch_on = on;
+}
+
 static void adopt(struct isod *d, pid_t parent_tid, pid_t child_tid, pid_t child_tgid)
 {
 	struct thread_status st;

@@ -5,12 +5,15 @@
 
 #include <errno.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <unistd.h>
 
 #include "actuator.h"
 #include "iso_band.h"
 #include "iso_policy.h"
+#include "forkwatch.h"
 #include "log.h"
+#include "schedule.h"
 #include "procinfo.h"
 
 static struct backend_grant grant_of(const struct tracked *e)
@@ -107,6 +110,9 @@ int isod_grant(struct isod *d, const struct grant *g, struct tracked **out)
 			return -EAGAIN; /* cannot happen: capacity checked */
 		/* counted (and no stray) before grants_apply puts it in the band */
 		d->acct->track(e);
+		/* follow forks and execs again (if not already), before the
+		 * kernel makes it RT: an exec before that is not an escape */
+		forkwatch_follow(d, true);
 		/* its CPU time from now on counts, not what it used before */
 		if (d->acct->sample(e) == 0)
 			iso_engine_account(&d->engine, &e->core, e->cpu_ns);
@@ -140,6 +146,7 @@ int isod_grant(struct isod *d, const struct grant *g, struct tracked **out)
 	 * commit, server.c): a daemon killed once the client has heard of the
 	 * grant still finds this thread when it restarts. */
 	atomic_store(&d->state_dirty, true);
+	isod_replan(d); /* one more thread that can use the budget */
 	if (out)
 		*out = e;
 	return 0;
@@ -197,6 +204,9 @@ void isod_forget(struct isod *d, struct tracked *e)
 
 	d->acct->untrack(e);
 	tasks_remove(&d->tasks, e);
+	isod_replan(d); /* perhaps the last one: then no check at all */
+	if (d->tasks.used == 0)
+		forkwatch_follow(d, false); /* nothing to adopt or check */
 	if (!gone)
 		return;
 	for (unsigned i = 0; i < d->n_lost; i++)
@@ -206,6 +216,9 @@ void isod_forget(struct isod *d, struct tracked *e)
 		d->lost_pids[d->n_lost++] = pid;
 	else
 		d->lost_overflow = true;
+	/* the server may be asleep (nothing tracked): check it now */
+	if (d->server_wake >= 0)
+		(void)eventfd_write(d->server_wake, 1);
 }
 
 int isod_verify(struct isod *d)

@@ -11,6 +11,7 @@
 #include "grants.h"
 #include "iso_policy.h"
 #include "log.h"
+#include "schedule.h"
 #include "procinfo.h"
 
 static void refuse(struct iso_reply *rep, int err, const char *fmt, ...)
@@ -275,6 +276,7 @@ static void do_tune(struct isod *d, const struct peer *p, const struct iso_req *
 			(void)iso_share_retune(&d->share, (unsigned)req->u.tune.user_cpu);
 			d->cfg.user_cpu = (unsigned)req->u.tune.user_cpu;
 		}
+		isod_replan(d); /* new limits: a new next check */
 		log_info("tunables now iso_cpu=%u iso_period=%u user_cpu=%u", t.iso_cpu,
 			 t.iso_period_s, d->share.user_cpu);
 	}

@@ -337,19 +337,30 @@ int main(int argc, char **argv)
 	atomic_store(&d.state_dirty, true);
 	if (enforcer_start(&d, &enf) < 0)
 		return 1;
-	log_info("ready on %s: iso_cpu %u%% over %us, band %d..%d, enforcer SCHED_FIFO %d, sampling every %u ms%s",
+	log_info("ready on %s: iso_cpu %u%% over %us, band %d..%d, enforcer SCHED_FIFO %d, checks when a decision can change, at least %u ms apart%s",
 		 cfg.socket_path, cfg.tun.iso_cpu, cfg.tun.iso_period_s, cfg.band.lo,
 		 cfg.band.hi, config_enforcer_prio(&cfg), cfg.sample_ms,
 		 cfg.dry_run ? " (dry run)" : "");
 	forkfd = forkwatch_open();
 	if (forkfd < 0)
 		log_warning_errno(forkfd, "no process connector: children of ISO threads stay SCHED_OTHER, and an exec from an ISO thread is seen only at the next sample");
+	pthread_mutex_lock(&d.lock);
+	d.forkfd = forkfd;
+	d.forkwatch_on = forkfd >= 0; /* joined when it was opened */
+	forkwatch_follow(&d, d.tasks.used > 0);
+	pthread_mutex_unlock(&d.lock);
 	r = serve(&d, lfd, sigfd, forkfd);
 	if (r < 0)
 		return 1;
+	pthread_mutex_lock(&d.lock);
+	d.forkfd = -1;
+	pthread_mutex_unlock(&d.lock);
 	if (forkfd >= 0)
 		close(forkfd);
 	atomic_store(&d.stop, true);
+	pthread_mutex_lock(&d.lock);
+	pthread_cond_signal(&d.wake); /* it may sleep with no check planned */
+	pthread_mutex_unlock(&d.lock);
 	pthread_join(enf, NULL);
 	pthread_mutex_lock(&d.lock);
 	/* Record what was granted, then demote: every thread leaves RT now,
@@ -368,10 +379,10 @@ int main(int argc, char **argv)
 	unlink(cfg.socket_path);
 	close(lfd);
 	close(sigfd);
-	if (d.samples)
-		log_info("exit: every ISO thread returned to SCHED_OTHER; %llu samples, %.1f us each on average",
-			 (unsigned long long)d.samples,
-			 (double)d.sample_ns_total / (double)d.samples / 1000.0);
+	log_info("exit: every ISO thread returned to SCHED_OTHER; %llu checks, %.1f us each on average; the enforcer woke %llu times",
+		 (unsigned long long)d.samples,
+		 d.samples ? (double)d.sample_ns_total / (double)d.samples / 1000.0 : 0.0,
+		 (unsigned long long)d.wakeups);
 	isod_destroy(&d);
 	backend_close();
 	return 0;

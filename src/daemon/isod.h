@@ -47,6 +47,19 @@ struct isod {
 	int64_t next_audit_ns, next_verify_ns; /* server thread only */
 	uint64_t samples;          /* enforcer steps done */
 	uint64_t sample_ns_total;  /* CPU time spent in them */
+	/* the enforcer's schedule (schedule.c) */
+	pthread_cond_t wake;       /* it sleeps on this (with lock) until its next check */
+	bool replan;               /* the plan's inputs changed: plan again */
+	atomic_int_least64_t due_ns; /* its next check, CLOCK_MONOTONIC;
+				      * ISO_PLAN_NEVER: none (the watchdog's reference) */
+	uint64_t wakeups;          /* times it woke (a check or a re-plan) */
+	/* The server sleeps while no thread is tracked (strays_timeout_ms):
+	 * the process connector's events reach it only while one is
+	 * (forkwatch_follow), and a lost thread's process to check wakes it
+	 * through server_wake (an eventfd). Under lock. */
+	int forkfd;                /* the process connector, -1: none */
+	bool forkwatch_on;         /* joined to its events */
+	int server_wake;           /* eventfd, -1: none */
 };
 
 int isod_init(struct isod *d, const struct isod_config *cfg);

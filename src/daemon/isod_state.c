@@ -5,10 +5,12 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <unistd.h>
 
 #include "accounting_bpf.h"
 #include "log.h"
+#include "schedule.h"
 #include "statefile.h"
 
 int isod_init(struct isod *d, const struct isod_config *cfg)
@@ -48,6 +50,12 @@ int isod_init(struct isod *d, const struct isod_config *cfg)
 	pthread_mutexattr_setprotocol(&ma, PTHREAD_PRIO_INHERIT);
 	r = -pthread_mutex_init(&d->lock, &ma);
 	pthread_mutexattr_destroy(&ma);
+	if (r == 0)
+		r = isod_schedule_init(d);
+	d->forkfd = -1;
+	/* without it the server cannot sleep while idle: it then wakes
+	 * every 100 ms as before (strays_timeout_ms) */
+	d->server_wake = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	return r;
 }
 
@@ -62,6 +70,9 @@ void isod_destroy(struct isod *d)
 	tasks_free(&d->tasks);
 	free(d->share.users);
 	statefile_buf_free(&d->state);
+	pthread_cond_destroy(&d->wake);
+	if (d->server_wake >= 0)
+		close(d->server_wake);
 	pthread_mutex_destroy(&d->lock);
 	accounting_close();
 }
@@ -77,8 +88,9 @@ void isod_reconfigure(struct isod *d, const struct isod_config *n)
 			    restart_only);
 	iso_engine_retune(&d->engine, &c->tun);
 	iso_engine_set_stall(&d->engine, c->stall_ms);
-	/* burst_ms: the guard follows at the next sample */
+	/* burst_ms: the guard follows at the next check */
 	iso_share_retune(&d->share, c->user_cpu);
+	isod_replan(d); /* the limits changed: so may the next check */
 	log_setup(c->log_level, c->use_syslog);
 	acct_bpf_report_strays(c->sweep_orphans && !c->dry_run);
 	log_info("configuration reloaded: iso_cpu %u%% over %us, user_cpu %u%%, inherit %s, %u threads per user",

@@ -8,6 +8,7 @@
 
 #include "actuator.h"
 #include "grants.h"
+#include "iso_plan.h"
 #include "log.h"
 
 /* scx_iso came or went (backend.h): put every tracked thread on the
@@ -63,17 +64,10 @@ static void guard_feed(struct isod *d, struct tracked *e, int64_t now_ns)
 			 burst_ns == 0 ? "guard switched off"
 			 : e->burst.phase == ISO_BURST_RUNNING ? "trial after back-off"
 							       : "it blocked");
-	/* A thread read seldom could start spinning just after a read:
-	 * with the guard on, read every thread at least every burst_ms/4,
-	 * so a spinner is demoted within 1.25·burst_ms and two samples. */
-	if (burst_ns > 0) {
-		unsigned most = d->cfg.burst_ms / (4 * d->cfg.sample_ms);
-
-		if (most > 0)
-			most--;
-		if (e->core.skip > most)
-			e->core.skip = most;
-	}
+	/* A thread could start spinning just after a read: the schedule
+	 * (iso_plan_guard) reads every thread at least every burst_ms/4
+	 * while the guard is on, so a spinner is demoted within
+	 * 1.25·burst_ms and two checks. */
 }
 
 /* The per-user averages (user_cpu), with a line whenever a user goes
@@ -124,7 +118,9 @@ void isod_enforce_step(struct isod *d, int64_t now_ns)
 	if (iso_share_on(&d->share))
 		iso_share_begin(&d->share);
 	for (size_t i = 0; i < d->tasks.end; i++) {
-		if (!t[i].used || !iso_engine_due(&d->engine, &t[i].core))
+		/* every thread at every check: a check comes only when a
+		 * decision can change, and then the whole budget counts */
+		if (!t[i].used)
 			continue;
 		r = d->acct->sample(&t[i]);
 		if (r < 0) {
@@ -144,7 +140,7 @@ void isod_enforce_step(struct isod *d, int64_t now_ns)
 		if (iso_share_on(&d->share))
 			(void)iso_share_account(&d->share, t[i].uid,
 						iso_task_iso_delta(&t[i].core, t[i].cpu_ns));
-		iso_engine_account_read(&d->engine, &t[i].core, t[i].cpu_ns, now_ns);
+		iso_engine_account(&d->engine, &t[i].core, t[i].cpu_ns);
 		thread_stats_sample(&t[i].stats, t[i].cpu_ns, now_ns);
 		guard_feed(d, &t[i], now_ns);
 	}
@@ -183,15 +179,19 @@ void isod_enforce_step(struct isod *d, int64_t now_ns)
 
 void isod_watchdog(struct isod *d, int64_t now_ns)
 {
-	int64_t last = atomic_load(&d->last_step_ns);
+	/* late for the check it planned: it sleeps until a decision can
+	 * change, so only lateness tells a starved enforcer; a grant or an
+	 * exit makes it due at once (isod_replan) */
+	int64_t due = atomic_load(&d->due_ns);
 	int64_t limit = 50 * (int64_t)d->cfg.sample_ms * 1000000;
 	int n = 0;
 
 	if (limit < 500000000)
 		limit = 500000000;
-	if (last == 0 || now_ns - last < limit || pthread_mutex_trylock(&d->lock) != 0)
+	if (due == ISO_PLAN_NEVER || now_ns - due < limit ||
+	    pthread_mutex_trylock(&d->lock) != 0)
 		return;
-	if (!d->watchdog_fired && atomic_load(&d->last_step_ns) == last) {
+	if (!d->watchdog_fired && atomic_load(&d->due_ns) == due) {
 		d->watchdog_fired = true;
 		TASKS_FOREACH(&d->tasks, e) {
 			if (e->applied == APPLIED_OTHER)
@@ -206,8 +206,8 @@ void isod_watchdog(struct isod *d, int64_t now_ns)
 				n++;
 			}
 		}
-		log_warning("the enforcer has not run for %lld ms (starved by real-time tasks above priority %d?): %d ISO thread(s) demoted until it runs again",
-			    (long long)((now_ns - last) / 1000000), config_enforcer_prio(&d->cfg), n);
+		log_warning("the enforcer has not run for %lld ms past its planned check (starved by real-time tasks above priority %d?): %d ISO thread(s) demoted until it runs again",
+			    (long long)((now_ns - due) / 1000000), config_enforcer_prio(&d->cfg), n);
 	}
 	pthread_mutex_unlock(&d->lock);
 }

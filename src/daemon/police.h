@@ -7,11 +7,12 @@
 
 #include "isod.h"
 
-/* One sampling step: read due threads, account, decide, reconcile the
+/* One check: read every thread, account, decide, reconcile the
  * scheduler with the decisions (and with a backend that came or went). */
 void isod_enforce_step(struct isod *d, int64_t now_ns);
-/* Called by the server thread: if the enforcer has not run for a long
- * while (starved by RT tasks above it), nothing polices the budget, so
+/* Called by the server thread: if the enforcer is late by a long while
+ * for the check it planned (starved by RT tasks above it), nothing
+ * polices the budget, so
  * demote every ISO thread until it runs again. Takes d->lock itself (or
  * gives up this time if it is held). */
 void isod_watchdog(struct isod *d, int64_t now_ns);

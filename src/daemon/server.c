@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/eventfd.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -344,7 +345,7 @@ static void source_arm(int ep, const struct server_source *s, int *armed, int *t
 			*armed = fd;
 	}
 	t = s->timeout_ms(s->ctx);
-	if (t >= 0 && t < *timeout)
+	if (t >= 0 && (*timeout < 0 || t < *timeout))
 		*timeout = t;
 }
 
@@ -360,7 +361,7 @@ int server_run_with(struct isod *d, int lfd, int sigfd, int forkfd,
 	static struct conn conns[SERVER_MAX_CONN];
 	static struct ratelimit rl;
 	static struct round_turns turns;
-	struct epoll_event ev = { .events = EPOLLIN }, evs[SERVER_MAX_CONN + 5];
+	struct epoll_event ev = { .events = EPOLLIN }, evs[SERVER_MAX_CONN + 6];
 	uint64_t clock = 0;
 	int extra_fd = -1;
 	int ep = epoll_create1(EPOLL_CLOEXEC);
@@ -380,20 +381,25 @@ int server_run_with(struct isod *d, int lfd, int sigfd, int forkfd,
 		ev.data.u64 = UINT64_MAX - 2;
 		epoll_ctl(ep, EPOLL_CTL_ADD, forkfd, &ev);
 	}
+	if (d->server_wake >= 0) {
+		ev.data.u64 = UINT64_MAX - 4; /* - 3 is the second front end's */
+		epoll_ctl(ep, EPOLL_CTL_ADD, d->server_wake, &ev);
+	}
 	if (strayfd >= 0) {
-		ev.data.u64 = UINT64_MAX - 4;
+		ev.data.u64 = UINT64_MAX - 5;
 		epoll_ctl(ep, EPOLL_CTL_ADD, strayfd, &ev);
 	}
 	while (!atomic_load(&d->stop)) {
 		/* every ready connection in one round (plus the listening socket,
 		 * signals, forks and the D-Bus face), so that no user's waits
 		 * behind another's */
-		int timeout = 100, n;
+		int timeout, n;
 		bool recorded, accepting = false;
 
 		turns.n = 0;
+		timeout = strays_timeout_ms(d, monotonic_ns());
 		source_arm(ep, extra, &extra_fd, &timeout);
-		n = epoll_wait(ep, evs, SERVER_MAX_CONN + 5, timeout);
+		n = epoll_wait(ep, evs, SERVER_MAX_CONN + 6, timeout);
 		for (int i = 0; i < n; i++) {
 			uint64_t k = evs[i].data.u64;
 			if (k == UINT64_MAX) {
@@ -411,6 +417,9 @@ int server_run_with(struct isod *d, int lfd, int sigfd, int forkfd,
 			} else if (k == UINT64_MAX - 2) {
 				forkwatch_handle(d, forkfd);
 			} else if (k == UINT64_MAX - 4) {
+				eventfd_t v;
+				(void)eventfd_read(d->server_wake, &v); /* tick() below */
+			} else if (k == UINT64_MAX - 5) {
 				(void)strays_kernel(d);
 			} else if (k < SERVER_MAX_CONN && conns[k].fd >= 0) {
 				if (evs[i].events & (EPOLLHUP | EPOLLERR) && !(evs[i].events & EPOLLIN))

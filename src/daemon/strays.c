@@ -192,6 +192,23 @@ int strays_exec(struct isod *d, pid_t tgid)
 	return strays_check_process(d, tgid);
 }
 
+int strays_timeout_ms(struct isod *d, int64_t now_ns)
+{
+	bool busy, audit = d->cfg.sweep_orphans && !d->cfg.dry_run && d->cfg.audit_interval;
+	int64_t left;
+
+	pthread_mutex_lock(&d->lock);
+	busy = d->tasks.used > 0 || d->n_lost > 0 || d->lost_overflow || d->server_wake < 0 ||
+	       atomic_load(&d->state_dirty);
+	pthread_mutex_unlock(&d->lock);
+	if (busy)
+		return 100;
+	if (!audit)
+		return -1;
+	left = (d->next_audit_ns - now_ns) / 1000000 + 1;
+	return left < 0 ? 0 : left > 100000 ? 100000 : (int)left;
+}
+
 void strays_tick(struct isod *d, int64_t now_ns)
 {
 	pid_t pids[sizeof(d->lost_pids) / sizeof(d->lost_pids[0])];

@@ -63,5 +63,10 @@ void strays_tick(struct isod *d, int64_t now_ns);
  * would, at once (only with sweep_orphans, like the sweeps). Server
  * thread, when the ring buffer is readable. */
 int strays_kernel(struct isod *d);
+/* How long the server may sleep before strays_tick (and the watchdog)
+ * need it, in ms for epoll_wait: 100 while a thread is tracked, a check
+ * is queued or the state file is to be written; else until the next
+ * audit, or -1 (no audit: only an event wakes it). */
+int strays_timeout_ms(struct isod *d, int64_t now_ns);
 
 #endif

@@ -24,9 +24,15 @@ bool tasks_may_track_pid(const struct task_table *tt, pid_t pid)
 
 int tasks_init(struct task_table *tt, size_t cap)
 {
+	int r = task_index_init(&tt->idx, cap);
+
+	if (r < 0)
+		return r;
 	tt->t = calloc(cap, sizeof(*tt->t));
-	if (!tt->t)
+	if (!tt->t) {
+		task_index_free(&tt->idx);
 		return -ENOMEM;
+	}
 	tt->cap = cap;
 	tt->used = 0;
 	tt->end = 0;
@@ -42,14 +48,14 @@ void tasks_free(struct task_table *tt)
 			tasks_remove(tt, &tt->t[i]);
 	free(tt->t);
 	tt->t = NULL;
+	task_index_free(&tt->idx);
 }
 
 struct tracked *tasks_find(struct task_table *tt, pid_t tid)
 {
-	for (size_t i = 0; i < tt->end; i++)
-		if (tt->t[i].used && tt->t[i].tid == tid)
-			return &tt->t[i];
-	return NULL;
+	int32_t s = task_index_find(&tt->idx, tid);
+
+	return s >= 0 && tt->t[s].used && tt->t[s].tid == tid ? &tt->t[s] : NULL;
 }
 
 struct tracked *tasks_next(const struct task_table *tt, const struct tracked *prev)
@@ -97,19 +103,18 @@ fail:
 
 struct tracked *tasks_insert(struct task_table *tt, const struct tracked *e)
 {
-	for (size_t i = 0; i < tt->cap; i++) {
-		if (!tt->t[i].used) {
-			tt->t[i] = *e;
-			tt->t[i].used = true;
-			tt->used++;
-			atomic_fetch_add_explicit(&tt->pid_bucket[pid_bucket(e->pid)], 1,
-						  memory_order_release);
-			if (i + 1 > tt->end)
-				tt->end = i + 1;
-			return &tt->t[i];
-		}
-	}
-	return NULL;
+	int32_t s = task_index_take(&tt->idx, e->tid, e->uid);
+	size_t i = (size_t)s;
+
+	if (s < 0)
+		return NULL;
+	tt->t[i] = *e;
+	tt->t[i].used = true;
+	tt->used++;
+	atomic_fetch_add_explicit(&tt->pid_bucket[pid_bucket(e->pid)], 1, memory_order_release);
+	if (i + 1 > tt->end)
+		tt->end = i + 1;
+	return &tt->t[i];
 }
 
 void tasks_remove(struct task_table *tt, struct tracked *e)
@@ -119,6 +124,7 @@ void tasks_remove(struct task_table *tt, struct tracked *e)
 	if (e->statfd >= 0)
 		close(e->statfd);
 	atomic_fetch_sub_explicit(&tt->pid_bucket[pid_bucket(e->pid)], 1, memory_order_release);
+	task_index_put(&tt->idx, (int32_t)(e - tt->t), e->uid);
 	memset(e, 0, sizeof(*e));
 	tt->used--;
 	while (tt->end > 0 && !tt->t[tt->end - 1].used)
@@ -127,11 +133,7 @@ void tasks_remove(struct task_table *tt, struct tracked *e)
 
 size_t tasks_count_uid(const struct task_table *tt, uid_t uid)
 {
-	size_t n = 0;
-
-	for (size_t i = 0; i < tt->end; i++)
-		n += tt->t[i].used && tt->t[i].uid == uid;
-	return n;
+	return task_index_uid_count(&tt->idx, uid);
 }
 
 /* The open schedstat file is the identity handle: /proc keeps a reference

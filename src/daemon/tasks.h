@@ -15,6 +15,7 @@
 
 #include "events.h"
 #include "iso_engine.h"
+#include "tasks_index.h"
 
 /* What the backend was last told to do with a thread, and did: kept
  * beside the engine's decision (core.demoted), which may differ until
@@ -53,6 +54,7 @@ struct task_table {
 	size_t cap;
 	size_t used;
 	size_t end; /* entries at or past end are all free: loops stop there */
+	struct task_index idx; /* by TID, free slots, per uid: O(1) (tasks_index.h) */
 	/* tracked threads per hash of their process id, written under the
 	 * caller's lock, read without it (tasks_may_track_pid) */
 	atomic_uint pid_bucket[TASKS_PID_BUCKETS];
@@ -76,6 +78,7 @@ void tasks_remove(struct task_table *tt, struct tracked *e);
 /* May a thread of process pid be tracked? false means surely not. Needs
  * no lock: a cheap filter for the whole machine's exec events. */
 bool tasks_may_track_pid(const struct task_table *tt, pid_t pid);
+/* Threads of user uid in the table (O(1)). */
 size_t tasks_count_uid(const struct task_table *tt, uid_t uid);
 /* Is the thread behind e still the one we opened? */
 bool tasks_alive(const struct tracked *e);

@@ -107,28 +107,31 @@ static int for_each_thread(pid_t pid, void (*each)(pid_t, pid_t, void *), void *
 }
 
 struct cpu_sum {
-	uint64_t all, fifo;
+	uint64_t all, fifo, slices;
 };
 
 static void add_cpu(pid_t pid, pid_t tid, void *arg)
 {
 	struct cpu_sum *s = arg;
-	int64_t v = procfs_run_ns(pid, tid);
+	struct schedstat st;
 
-	if (v < 0)
+	if (procfs_schedstat(pid, tid, &st) < 0)
 		return;
-	s->all += (uint64_t)v;
+	s->all += st.run_ns;
+	s->slices += st.slices;
 	if (is_fifo(tid))
-		s->fifo += (uint64_t)v;
+		s->fifo += st.run_ns;
 }
 
-int procfs_threads_cpu(pid_t pid, uint64_t *all_ns, uint64_t *fifo_ns)
+int procfs_threads_cpu(pid_t pid, uint64_t *all_ns, uint64_t *fifo_ns, uint64_t *slices)
 {
-	struct cpu_sum s = { 0, 0 };
+	struct cpu_sum s = { 0, 0, 0 };
 	int r = for_each_thread(pid, add_cpu, &s);
 
 	*all_ns = s.all;
 	*fifo_ns = s.fifo;
+	if (slices)
+		*slices = s.slices;
 	return r;
 }
 

@@ -24,8 +24,10 @@ int64_t procfs_run_ns(pid_t pid, pid_t tid);
 int procfs_stat_cpu_ns(pid_t pid, uint64_t *ns);
 
 /* The CPU time of PID's threads, summed, and of those the kernel runs
- * SCHED_FIFO (isod's enforcer), in ns: 0 or -errno. */
-int procfs_threads_cpu(pid_t pid, uint64_t *all_ns, uint64_t *fifo_ns);
+ * SCHED_FIFO (isod's enforcer), in ns; and (slices, may be NULL) how
+ * many times its threads were put on a CPU — its wakeups, near enough
+ * for a daemon that sleeps between events: 0 or -errno. */
+int procfs_threads_cpu(pid_t pid, uint64_t *all_ns, uint64_t *fifo_ns, uint64_t *slices);
 /* PID's SCHED_FIFO thread (isod's enforcer; the last if several), 0 if
  * none. */
 pid_t procfs_fifo_thread(pid_t pid);

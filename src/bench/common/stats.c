@@ -131,3 +131,40 @@ void dist_of(double *v, int n, struct dist *d)
 	d->p50 = v[(int)ceil(0.50 * n) - 1];
 	d->p99 = v[(int)ceil(0.99 * n) - 1];
 }
+
+/* P(Binomial(n, 1/2) <= k), summed from 2^-n upward (exact enough for
+ * n <= 1000: 2^-1000 is still a normal double). */
+static double binom_half_cdf(int n, int k)
+{
+	double pmf = ldexp(1.0, -n), cdf = 0.0;
+
+	for (int i = 0; i <= k && i <= n; i++) {
+		cdf += pmf;
+		pmf = pmf * (double)(n - i) / (double)(i + 1);
+	}
+	return cdf;
+}
+
+void median_ci_of(double *v, int n, double level, struct median_ci *out)
+{
+	double tail = (1.0 - level) / 2.0;
+	int j = 0;
+
+	memset(out, 0, sizeof(*out));
+	out->n = n;
+	if (n <= 0)
+		return;
+	qsort(v, (size_t)n, sizeof(*v), cmp_double);
+	out->median = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2.0;
+	/* the 1-based rank j of the lower end: P(B <= j - 1) <= tail; the
+	 * interval [x(j), x(n+1-j)] then misses the median with probability
+	 * at most 2 P(B <= j - 1) */
+	while (j + 1 <= n / 2 && binom_half_cdf(n, j) <= tail)
+		j++;
+	if (j == 0)
+		return;
+	out->have_ci = true;
+	out->lo = v[j - 1];
+	out->hi = v[n - j];
+	out->level_got = 1.0 - 2.0 * binom_half_cdf(n, j - 1);
+}

@@ -1,7 +1,9 @@
-/* stats.h — a latency histogram and nearest-rank distributions. */
+/* stats.h — a latency histogram, nearest-rank distributions and a
+ * distribution-free confidence interval for a median. */
 #ifndef ISOBENCH_STATS_H
 #define ISOBENCH_STATS_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -35,5 +37,24 @@ struct dist {
 
 /* Sorts v[0..n) in place and summarizes it. */
 void dist_of(double *v, int n, struct dist *d);
+
+/* The median of n paired per-round values and its order-statistic
+ * confidence interval: with the values sorted, [x(j), x(n+1-j)] for the
+ * largest j with P(Binomial(n, 1/2) < j) <= (1 - level) / 2. Exact and
+ * distribution-free (it assumes only independent rounds with a common
+ * median); its true coverage, level_got >= level, is reported because the
+ * binomial steps. Below MEDIAN_CI_MIN_N values no j qualifies at 95 %. */
+#define MEDIAN_CI_MIN_N 6
+
+struct median_ci {
+	int n;
+	double median; /* the mean of the two middle values when n is even */
+	bool have_ci;  /* false: too few values for the level asked */
+	double lo, hi;
+	double level_got;
+};
+
+/* Sorts v[0..n) in place (n >= 0, level in (0, 1)). Pure: no I/O. */
+void median_ci_of(double *v, int n, double level, struct median_ci *out);
 
 #endif

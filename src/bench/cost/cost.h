@@ -25,6 +25,7 @@ struct cost_point {
 	bool ok;
 	double cpu_pct, cpu_pct_stat, window_s;
 	double enf_pct; /* of it, the enforcer thread (SCHED_FIFO) */
+	double wakeups_per_s; /* isod's threads put on a CPU, per second */
 	double set_p50, set_p99, set_max, rel_p50, rel_p99;
 	double req_isod_us; /* isod CPU per request (set + release pair) */
 	uint64_t requests, eagain, policy_errors, request_errors;

@@ -25,6 +25,7 @@ void cost_print_json(const struct cost_result *r)
 		json_num(&j, "isod_cpu_pct", q->cpu_pct);
 		json_num(&j, "isod_cpu_pct_stat", q->cpu_pct_stat);
 		json_num(&j, "enforcer_cpu_pct", q->enf_pct);
+		json_num(&j, "isod_wakeups_per_s", q->wakeups_per_s);
 		json_num(&j, "window_s", q->window_s);
 		json_uint(&j, "requests", (unsigned long long)q->requests);
 		json_num(&j, "request_p50_us", q->set_p50);
@@ -57,8 +58,8 @@ void cost_print_text(const struct cost_result *r)
 	       " asleep; %d requests per point (rate limit %s)\n",
 	       r->window_s, r->requests,
 	       r->rate_limit_off ? "off" : "not in this isod");
-	printf("%8s %8s %10s %10s %10s | %9s %9s %9s %9s %9s %8s\n",
-	       "threads", "tracked", "isod %cpu", "(stat)", "enforcer",
+	printf("%8s %8s %10s %10s %10s %9s | %9s %9s %9s %9s %9s %8s\n",
+	       "threads", "tracked", "isod %cpu", "(stat)", "enforcer", "wakeups/s",
 	       "set p50", "set p99", "set max", "rel p50", "isod/req", "bad pol");
 	for (int i = 0; i < r->npoints; i++) {
 		const struct cost_point *q = &r->points[i];
@@ -67,9 +68,10 @@ void cost_print_text(const struct cost_result *r)
 			printf("%8d FAILED: %s\n", q->n, q->note);
 			continue;
 		}
-		printf("%8d %8d %10.3f %10.3f %10.3f | %7.1fus %7.1fus"
+		printf("%8d %8d %10.3f %10.3f %10.3f %9.1f | %7.1fus %7.1fus"
 		       " %7.1fus %7.1fus %7.1fus %8llu\n",
 		       q->n, q->tracked, q->cpu_pct, q->cpu_pct_stat, q->enf_pct,
+		       q->wakeups_per_s,
 		       q->set_p50, q->set_p99, q->set_max, q->rel_p50,
 		       q->req_isod_us, (unsigned long long)q->policy_errors);
 	}

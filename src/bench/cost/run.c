@@ -24,14 +24,15 @@ unsigned cost_bound_s(const struct cost_opts *o)
 	return (unsigned)(o->n_nthreads * (o->window_s + 90.0 + o->requests / 500.0)) + 60;
 }
 
-/* isod's CPU time: all its threads, its enforcer, and /proc/PID/stat's */
+/* isod's CPU time: all its threads, its enforcer, and /proc/PID/stat's;
+ * the times its threads went on a CPU */
 struct isod_cpu {
-	uint64_t all, enforcer, stat;
+	uint64_t all, enforcer, stat, slices;
 };
 
 static int read_isod_cpu(pid_t pid, struct isod_cpu *c)
 {
-	int r = procfs_threads_cpu(pid, &c->all, &c->enforcer);
+	int r = procfs_threads_cpu(pid, &c->all, &c->enforcer, &c->slices);
 
 	return r < 0 ? r : procfs_stat_cpu_ns(pid, &c->stat);
 }
@@ -69,6 +70,7 @@ static void measure_idle(const struct cost_opts *o, pid_t ipid, struct cost_poin
 	pt->cpu_pct = 100.0 * (double)(b.all - a.all) / dt;
 	pt->cpu_pct_stat = 100.0 * (double)(b.stat - a.stat) / dt;
 	pt->enf_pct = 100.0 * (double)(b.enforcer - a.enforcer) / dt;
+	pt->wakeups_per_s = (double)(b.slices - a.slices) / (dt / 1e9);
 }
 
 static void take_requests(const struct cost_shared *sh, uint64_t isod_ns,

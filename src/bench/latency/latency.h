@@ -4,7 +4,8 @@
  *   measure.c  one child process per policy run, N periodic threads
  *   load.c     the load: SCHED_OTHER CPU hogs and a memory toucher
  *   run.c      latency_run: calibrate, isod, load, the rounds
- *   output.c   the text table and the JSON object; plot.c the SVG */
+ *   output.c   the text table and the JSON object; plot.c the SVG
+ *   ratio.c    iso against fifo (iso-rr against rr): pooled and per round */
 #ifndef ISOBENCH_LATENCY_H
 #define ISOBENCH_LATENCY_H
 
@@ -65,6 +66,14 @@ struct latency_opts {
 
 enum run_state { RUN_OK, RUN_FAILED, RUN_SKIPPED };
 
+/* One policy's turn in one round (--rounds): kept besides the pooled
+ * histogram so that two policies can be compared round by round. */
+struct round_stat {
+	uint64_t samples, misses;
+	double p50_us, p99_us, max_us;
+	int position; /* 0: ran first in its round (the order rotates) */
+};
+
 struct bench_result {
 	enum bench_policy policy;
 	enum run_state state;
@@ -74,6 +83,8 @@ struct bench_result {
 	int kernel_policy, kernel_prio; /* as the kernel ran thread 0 */
 	int iso_band_lo, iso_band_hi;
 	struct hist *hist; /* merged over threads and rounds */
+	struct round_stat *rounds; /* [cfg.rounds], the first nrounds done */
+	int nrounds;
 };
 
 struct latency_result {
@@ -99,6 +110,12 @@ void run_policy(const struct bench_config *cfg, enum bench_policy pol,
 
 void latency_print_text(const struct latency_result *r);
 void latency_print_json(const struct latency_result *r);
+
+struct json;
+/* The "ratio ..." lines of the text output (ratio.c). */
+void latency_ratios_text(const struct latency_result *r);
+/* The "ratios" (pooled) and "ratios_per_round" members of the JSON. */
+void latency_ratios_json(struct json *j, const struct latency_result *r);
 /* The histograms as "policy lower_us upper_us count" lines: 0 or -1 with
  * errno. */
 int latency_write_histograms(const struct latency_result *r, const char *path);

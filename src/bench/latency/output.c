@@ -25,42 +25,6 @@ static void summarize(const struct bench_result *r, struct summary *s)
 	s->mean = h->count ? (double)h->sum_ns / (double)h->count / 1e3 : 0.0;
 }
 
-static const struct bench_result *find(const struct latency_result *r,
-				       enum bench_policy p)
-{
-	for (int i = 0; i < r->nresults; i++)
-		if (r->results[i].policy == p && r->results[i].state == RUN_OK)
-			return &r->results[i];
-	return NULL;
-}
-
-/* ISO p99 over its kernel reference's p99, when both ran. */
-struct ratio {
-	const char *name;
-	enum bench_policy iso, ref;
-};
-
-static const struct ratio ratios[] = {
-	{ "iso_fifo_p99", POL_ISO, POL_FIFO },
-	{ "iso_rr_rr_p99", POL_ISO_RR, POL_RR },
-};
-
-static bool ratio_value(const struct latency_result *r, const struct ratio *q,
-			double *out)
-{
-	const struct bench_result *a = find(r, q->iso), *b = find(r, q->ref);
-	struct summary sa, sb;
-
-	if (!a || !b)
-		return false;
-	summarize(a, &sa);
-	summarize(b, &sb);
-	if (sb.p99 <= 0.0)
-		return false;
-	*out = sa.p99 / sb.p99;
-	return true;
-}
-
 static const char *kpol_name(int p)
 {
 	switch (p) {
@@ -114,14 +78,26 @@ void latency_print_text(const struct latency_result *r)
 			       policy_name(x->policy),
 			       (unsigned long long)x->policy_lost);
 	}
-	for (size_t i = 0; i < sizeof(ratios) / sizeof(ratios[0]); i++) {
-		double v;
+	latency_ratios_text(r);
+}
 
-		if (ratio_value(r, &ratios[i], &v))
-			printf("ratio %s p99 / %s p99: %.2f\n",
-			       policy_name(ratios[i].iso),
-			       policy_name(ratios[i].ref), v);
+/* Each round's turn of this policy, in round order: "per_round". */
+static void json_rounds(struct json *j, const struct bench_result *x)
+{
+	json_arr(j, "per_round");
+	for (int k = 0; k < x->nrounds; k++) {
+		const struct round_stat *s = &x->rounds[k];
+
+		json_obj(j, NULL);
+		json_uint(j, "samples", (unsigned long long)s->samples);
+		json_uint(j, "misses", (unsigned long long)s->misses);
+		json_num(j, "p50_us", s->p50_us);
+		json_num(j, "p99_us", s->p99_us);
+		json_num(j, "max_us", s->max_us);
+		json_int(j, "position", s->position);
+		json_obj_end(j);
 	}
+	json_arr_end(j);
 }
 
 void latency_print_json(const struct latency_result *r)
@@ -160,6 +136,7 @@ void latency_print_json(const struct latency_result *r)
 		json_str(&j, "kernel_policy", kpol_name(x->kernel_policy));
 		json_int(&j, "kernel_prio", x->kernel_prio);
 		json_uint(&j, "policy_lost", (unsigned long long)x->policy_lost);
+		json_rounds(&j, x);
 		json_obj_end(&j);
 	}
 	json_arr_end(&j);
@@ -176,13 +153,6 @@ void latency_print_json(const struct latency_result *r)
 		json_obj_end(&j);
 	}
 	json_arr_end(&j);
-	json_obj(&j, "ratios");
-	for (size_t i = 0; i < sizeof(ratios) / sizeof(ratios[0]); i++) {
-		double v;
-
-		if (ratio_value(r, &ratios[i], &v))
-			json_num(&j, ratios[i].name, v);
-	}
-	json_obj_end(&j);
+	latency_ratios_json(&j, r);
 	json_end(&j);
 }

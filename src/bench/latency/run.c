@@ -1,7 +1,10 @@
 /* run.c — latency mode's order of things: calibrate (before any load),
  * find or start isod for the iso policies, start the load, then the
  * policies take turns, duration/rounds at a time, so that a noisy stretch
- * of the machine hits all of them alike. */
+ * of the machine hits all of them alike. The order rotates: round k starts
+ * with policy k mod npol, so that no policy always runs first (or last)
+ * after the load settles or changes. Each turn's own p50/p99/max is kept
+ * for the paired per-round ratios (output.c). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -88,6 +91,19 @@ static void add_round(struct bench_result *into, const struct bench_result *x)
 	hist_merge(into->hist, x->hist);
 }
 
+static void keep_round(struct bench_result *into, const struct bench_result *x,
+		       int position)
+{
+	struct round_stat *s = &into->rounds[into->nrounds++];
+
+	s->samples = x->samples;
+	s->misses = x->misses;
+	s->p50_us = hist_percentile_ns(x->hist, 50.0) / 1e3;
+	s->p99_us = hist_percentile_ns(x->hist, 99.0) / 1e3;
+	s->max_us = (double)x->hist->max_ns / 1e3;
+	s->position = position;
+}
+
 static int run_rounds(const struct latency_opts *o, struct latency_result *r)
 {
 	struct bench_config one = r->cfg;
@@ -98,7 +114,10 @@ static int run_rounds(const struct latency_opts *o, struct latency_result *r)
 		return -1;
 	one.duration_s = r->cfg.duration_s / r->cfg.rounds;
 	for (int k = 0; k < r->cfg.rounds; k++) {
-		for (int i = 0; i < o->npol; i++) {
+		int ran = 0; /* policies already run in this round */
+
+		for (int step = 0; step < o->npol; step++) {
+			int i = (k + step) % o->npol;
 			struct bench_result *into = &r->results[i];
 
 			if (into->state != RUN_OK)
@@ -112,6 +131,7 @@ static int run_rounds(const struct latency_opts *o, struct latency_result *r)
 				continue;
 			}
 			add_round(into, &x);
+			keep_round(into, &x, ran++);
 		}
 	}
 	free(tmp);
@@ -127,7 +147,9 @@ int latency_run(const struct latency_opts *o, struct latency_result *r)
 	for (int i = 0; i < o->npol; i++) {
 		r->results[i].policy = o->pols[i];
 		r->results[i].hist = malloc(sizeof(struct hist));
-		if (!r->results[i].hist) {
+		r->results[i].rounds = calloc((size_t)o->cfg.rounds,
+					      sizeof(struct round_stat));
+		if (!r->results[i].hist || !r->results[i].rounds) {
 			fprintf(stderr, "isobench: out of memory\n");
 			return -1;
 		}
@@ -165,6 +187,8 @@ void latency_result_free(struct latency_result *r)
 	for (int i = 0; i < r->nresults; i++) {
 		free(r->results[i].hist);
 		r->results[i].hist = NULL;
+		free(r->results[i].rounds);
+		r->results[i].rounds = NULL;
 	}
 }
 

@@ -1,6 +1,8 @@
-# bench-smoke: a short isobench run (normal, fifo, iso under CPU load) whose
-# JSON must be well formed: the documented fields, every policy present once
-# with samples > 0. Benchmarks are not pass/fail on timing: no thresholds.
+# bench-smoke: a short isobench run (normal, fifo, iso under CPU load, in 6
+# rounds) whose JSON must be well formed: the documented fields, every
+# policy present once with samples > 0, each round's statistics in the
+# rotated order, the paired iso/fifo ratio with its interval around the
+# median. Benchmarks are not pass/fail on timing: no thresholds.
 . "$SRC_ROOT/tests/integration/lib.sh"
 
 : "${ISOBENCH:?ISOBENCH not set (run through meson test)}"
@@ -25,7 +27,7 @@ done
 # The private isod and its temp dir go under $ISO_TMP, so that we can check
 # that nothing is left behind.
 rc=0
-TMPDIR="$ISO_TMP" "$ISOBENCH" --policy "$policies" --duration 2 --load cpu \
+TMPDIR="$ISO_TMP" "$ISOBENCH" --policy "$policies" --duration 1.2 --rounds 6 --load cpu \
 	--json >"$ISO_TMP/bench.json" 2>"$ISO_TMP/bench.err" || rc=$?
 if [ "$rc" != 0 ]; then
 	cat "$ISO_TMP/bench.err" >&2
@@ -64,6 +66,41 @@ for r in doc["results"]:
              "%s: %s is not a non-negative number" % (p, k))
         vals.append(v)
     need(vals == sorted(vals), "%s: min <= p50 <= p99 <= p99.9 <= max fails: %r" % (p, vals))
+    rounds = r.get("per_round")
+    need(isinstance(rounds, list) and len(rounds) == 6, "%s: per_round is not 6 rounds" % p)
+    for k, x in enumerate(rounds):
+        vals = [x.get(f) for f in ("p50_us", "p99_us", "max_us")]
+        need(all(isinstance(v, (int, float)) and v >= 0 for v in vals) and vals == sorted(vals),
+             "%s round %d: p50 <= p99 <= max fails: %r" % (p, k, vals))
+        need(isinstance(x.get("samples"), int) and x["samples"] > 0, "%s round %d: no samples" % (p, k))
+        need(isinstance(x.get("misses"), int) and 0 <= x["misses"] <= x["samples"],
+             "%s round %d: misses" % (p, k))
+    need(sum(x["samples"] for x in rounds) == r["samples"], "%s: rounds do not add up" % p)
+    need(sum(x["misses"] for x in rounds) == r["misses"], "%s: round misses do not add up" % p)
+# the order rotates: round k starts with policy k mod npol
+n = len(policies)
+for i, r in enumerate(doc["results"]):
+    got_pos = [x["position"] for x in r["per_round"]]
+    need(got_pos == [(i - k) % n for k in range(6)],
+         "%s: positions %r, expected the rotation" % (r["policy"], got_pos))
+need(doc.get("rounds") == 6, "rounds %r, expected 6" % doc.get("rounds"))
+need(isinstance(doc.get("ratios"), dict), "ratios missing")
+pr = doc.get("ratios_per_round")
+need(isinstance(pr, dict), "ratios_per_round missing")
+if "iso" in policies:
+    need(set(pr) == {"iso_fifo_p99"} and "iso_fifo_p99" in doc["ratios"],
+         "ratios_per_round: %r" % sorted(pr))
+    q = pr["iso_fifo_p99"]
+    need(q.get("rounds") == 6 and len(q.get("values", [])) == 6, "iso_fifo_p99: rounds/values")
+    need(all(isinstance(v, (int, float)) and v > 0 for v in q["values"]), "iso_fifo_p99: values")
+    need(q.get("ci_level") == 0.95, "iso_fifo_p99: ci_level")
+    for k in ("median", "ci_low", "ci_high", "ci_coverage"):
+        need(isinstance(q.get(k), (int, float)), "iso_fifo_p99: %s %r" % (k, q.get(k)))
+    need(q["ci_low"] <= q["median"] <= q["ci_high"],
+         "iso_fifo_p99: not ci_low <= median <= ci_high: %r" % q)
+    # six rounds: the interval is the range of the values
+    need(q["ci_low"] == min(q["values"]) and q["ci_high"] == max(q["values"]),
+         "iso_fifo_p99: six rounds should give [min, max]: %r" % q)
 print("bench-smoke: %s ok" % ", ".join(got))
 PY
 

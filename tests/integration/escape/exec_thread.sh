@@ -33,9 +33,21 @@ stop_isod
 # sampler's ESRCH on the lost thread must lead to the same check, with
 # the machine-wide audit off so that it cannot be what catches it.
 wrap=$ISO_TMP/isod-no-netadmin
-printf '#!/bin/sh\nexec setpriv --bounding-set=-net_admin -- "%s" "$@"\n' "$ISOD" >"$wrap"
-chmod 755 "$wrap"
+if [ "${ISOSCHED_TEST_CONFINED:-}" = unit ]; then
+	# confined as the unit, isod's root lacks CAP_SETPCAP: no wrapper can
+	# drop a capability from its bounding set, so confine it as a unit
+	# without CAP_NET_ADMIN would (a copy of the unit, that line changed)
+	sed '/^CapabilityBoundingSet=/s/ *CAP_NET_ADMIN//' "$SRC_ROOT/packaging/isod.service.in" >"$ISO_TMP/no-netadmin.service"
+	grep -q '^CapabilityBoundingSet=.*CAP_NET_ADMIN' "$ISO_TMP/no-netadmin.service" && fail "cannot take CAP_NET_ADMIN out of the unit"
+	UNIT_FILE=$ISO_TMP/no-netadmin.service source "$SRC_ROOT/tests/integration/unit_confine.sh"
+	wrap=$ISOD
+else
+	printf '#!/bin/sh\nexec setpriv --bounding-set=-net_admin -- "%s" "$@"\n' "$ISOD" >"$wrap"
+	chmod 755 "$wrap"
+fi
 ISOD=$wrap start_isod "${ESC_BAND[@]}"
+# isod says so just after it is ready: wait for the line
+for _ in $(seq 40); do grep -q "no process connector" "$ISO_TMP/isod.log" && break; sleep 0.05; done
 grep -q "no process connector" "$ISO_TMP/isod.log" || fail "isod without CAP_NET_ADMIN still has the proc connector"
 "${NOBODY[@]}" "$ESCAPETOOL" exec-thread 8 >"$out.2" 2>&1 &
 ISO_CHILDREN+=($!)

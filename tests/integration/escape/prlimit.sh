@@ -8,6 +8,12 @@
 #  B. the same under `prlimit --rttime`, with isod SIGKILLed before the
 #     exec: the restarted isod's start-up sweep must demote the stray
 #     though RLIMIT_RTTIME is set (it exempted it before issue 11).
+#  C. the administrator's exemption: a nobody process whose HARD
+#     RLIMIT_RTPRIO (limits.conf's "@audio - rtprio 95", LimitRTPRIO=)
+#     allows its priority sets kernel SCHED_FIFO in the band itself. isod
+#     leaves it alone over several audits (the kernel's own rule let it,
+#     and docs/security.md says so); beside it, the same with a hard limit
+#     below its priority is a stray and is demoted.
 source "$SRC_ROOT/tests/integration/lib.sh"
 source "$SRC_ROOT/tests/integration/escape/elib.sh"
 need_root
@@ -42,4 +48,26 @@ wait_not_rt "$b" 20 || fail "B: the restarted isod left the prlimit'd stray $b R
 stray_logged "$b" "$b" || fail "B: no stray line for $b"
 audit_ok "B: restart after a stray with RLIMIT_RTTIME"
 exec 7>&-
+
+# C (raising a hard limit needs CAP_SYS_RESOURCE, which a container's
+# root may lack: then C runs only where it has it, as in the 6.1 guest)
+prio=$((ESC_BAND_LO + 2))
+if ! prlimit --rtprio="$prio:$prio" true 2>/dev/null; then
+	log "C skipped: root cannot raise a hard RLIMIT_RTPRIO here (no CAP_SYS_RESOURCE)"
+else
+	prlimit --rtprio="$prio:$prio" "${NOBODY[@]}" chrt -f "$prio" sleep 8 &
+	ISO_CHILDREN+=($!); allowed=$!
+	# root puts it there, then it becomes nobody: its hard limit is below
+	prlimit --rtprio="$((prio - 1)):$((prio - 1))" chrt -f "$prio" "${NOBODY[@]}" sleep 8 &
+	ISO_CHILDREN+=($!); over=$!
+	sleep 0.5
+	[ "$(policy_of "$allowed")" = 1 ] || fail "C: chrt under a hard RLIMIT_RTPRIO $prio did not get SCHED_FIFO: $(kernel_sched "$allowed")"
+	sleep 3 # three audits (--audit-interval 1)
+	[ "$(policy_of "$allowed")" = 1 ] || fail "C: isod demoted $allowed, which its hard RLIMIT_RTPRIO $prio allows: $(kernel_sched "$allowed")"
+	! stray_logged "$allowed" "$allowed" || fail "C: isod called $allowed a stray"
+	wait_not_rt "$over" 20 || fail "C: $over is RT $prio above its hard RLIMIT_RTPRIO $((prio - 1)), not demoted: $(kernel_sched "$over")"
+	stray_logged "$over" "$over" || fail "C: no stray line for $over"
+	audit_ok "C: the administrator's RLIMIT_RTPRIO"
+	log "C: $allowed kept SCHED_FIFO $prio under its hard RLIMIT_RTPRIO $prio"
+fi
 echo PASS

@@ -1,0 +1,132 @@
+/* iso_plan.c — the earliest moment a decision can change (iso_plan.h). */
+#include "iso_plan.h"
+
+#include <math.h>
+
+double iso_plan_rise_s(double u, double max_pct, double limit, unsigned period_s)
+{
+	if (u > limit)
+		return 0.0;
+	if (max_pct <= limit)
+		return INFINITY;
+	return (double)period_s * log((max_pct - u) / (max_pct - limit));
+}
+
+double iso_plan_fall_s(double u, double limit, unsigned period_s)
+{
+	if (u < limit)
+		return 0.0;
+	if (limit <= 0.0)
+		return INFINITY;
+	return (double)period_s * log(u / limit);
+}
+
+void iso_plan_begin(struct iso_plan *p)
+{
+	*p = (struct iso_plan){ .guard_ns = ISO_PLAN_NEVER };
+}
+
+void iso_plan_task(struct iso_plan *p, const struct iso_engine *e, const struct iso_task *t)
+{
+	unsigned limit = iso_effective_limit(t->limit, e->tun.iso_cpu);
+
+	p->any = true;
+	if (!t->demoted)
+		p->running++;
+	if (limit >= e->tun.iso_cpu)
+		return; /* the global budget's limit, planned in iso_plan_end */
+	if (!t->demoted && (p->up_limit == 0 || limit < p->up_limit))
+		p->up_limit = limit;
+	if (t->demoted && limit > p->down_limit)
+		p->down_limit = limit;
+}
+
+static int64_t earlier(int64_t a, int64_t b)
+{
+	return a < b ? a : b;
+}
+
+void iso_plan_guard(struct iso_plan *p, const struct iso_burst *b, int64_t burst_ns)
+{
+	int64_t at, look;
+
+	if (burst_ns <= 0)
+		return;
+	at = iso_burst_earliest_ns(b, burst_ns);
+	/* a run begins, and a block is seen, only at a read */
+	if (b->phase != ISO_BURST_RUNNING && b->has_prev) {
+		look = b->prev.now_ns + burst_ns / ISO_PLAN_GUARD_DIV;
+		at = b->phase == ISO_BURST_IDLE ? look : earlier(at, look);
+	}
+	p->guard_ns = earlier(p->guard_ns, at);
+}
+
+/* Seconds from the last step to the first possible change of a limit
+ * with the patch's hysteresis: up past it, or down below 90 % of it. */
+static double limit_s(double u, double max_pct, double limit, bool over, unsigned period_s)
+{
+	return over ? iso_plan_fall_s(u, limit * 9.0 / 10.0, period_s)
+		    : iso_plan_rise_s(u, max_pct, limit, period_s);
+}
+
+/* Seconds until the stall cap's bucket can fill (ISO at max_pct of the
+ * machine) or, full, drain (no ISO at all). */
+static double stall_s(const struct iso_engine *e, double max_pct)
+{
+	double c = (double)e->tun.iso_cpu / 100.0, m = max_pct / 100.0;
+	double depth = (double)e->stall_ns * (1.0 - c), level = (double)e->stall.level_ns;
+
+	if (e->stall_ns <= 0)
+		return INFINITY;
+	if (e->stall.over)
+		return level / c / 1e9;
+	if (m <= c)
+		return INFINITY;
+	if (m > 1.0)
+		m = 1.0;
+	/* after a drain to 0 the fill starts over: either way no earlier */
+	return (depth - level) / (m - c) / 1e9;
+}
+
+int64_t iso_plan_end(const struct iso_plan *p, const struct iso_engine *e,
+		     const struct iso_share *share, int64_t now_ns, int64_t floor_ns)
+{
+	const struct iso_budget *b = &e->budget;
+	double u = b->usage, max_pct, s;
+	unsigned period = e->tun.iso_period_s;
+	int64_t base = b->started ? b->last_ns : now_ns, at;
+
+	if (!p->any)
+		return ISO_PLAN_NEVER;
+	/* the first step only sets the average's reference time: until it
+	 * is taken, nothing a task uses is counted */
+	if (!b->started)
+		return base + floor_ns;
+	/* a carried lump can be fed as if every CPU ran ISO */
+	max_pct = e->carry_ns ? 100.0 : 100.0 * p->running / e->ncpus + ISO_PLAN_LAG_PCT;
+	if (max_pct > 100.0)
+		max_pct = 100.0;
+	s = limit_s(u, max_pct, e->tun.iso_cpu, b->refractory, period);
+	if (p->up_limit)
+		s = fmin(s, iso_plan_rise_s(u, max_pct, p->up_limit, period));
+	if (p->down_limit)
+		s = fmin(s, iso_plan_fall_s(u, p->down_limit * 9.0 / 10.0, period));
+	s = fmin(s, stall_s(e, max_pct));
+	if (share && iso_share_on(share)) {
+		double limit = iso_share_limit(share, &e->tun);
+
+		/* a user's threads are some of the running ones: the same
+		 * bound holds for each user */
+		for (size_t i = 0; i < share->end; i++) {
+			const struct iso_share_user *su = &share->users[i];
+
+			if (su->used || su->over)
+				s = fmin(s, limit_s(su->usage, max_pct, limit, su->over, period));
+		}
+	}
+	at = s >= 1e9 ? ISO_PLAN_NEVER : base + (int64_t)ceil(s * 1e9) + ISO_PLAN_PAST_NS;
+	at = earlier(at, p->guard_ns);
+	if (at < base + floor_ns)
+		at = base + floor_ns;
+	return at;
+}

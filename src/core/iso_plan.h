@@ -1,0 +1,78 @@
+/* iso_plan.h — when must isod look next? The earliest moment any decision
+ * of the engine (iso_engine.h), the per-user shares (iso_share.h) or the
+ * burst guard and stall cap (iso_burst.h) can change, from what was known
+ * at the last step (issue 13). Until then no read can change a decision,
+ * so the enforcer sleeps instead of sampling on a fixed tick.
+ *
+ * The budget is an exponential average with time constant τ = iso_period,
+ * and what it averages, ISO's share of the CPUs, can be at most M: 100 %,
+ * or less when fewer ISO threads run than there are CPUs (M = 100·n/ncpus,
+ * plus ISO_PLAN_LAG_PCT for the CPU-time counters' lag). From usage u:
+ *   - a limit L (iso_cpu, an own limit, a user's share) can be passed no
+ *     earlier than  τ·ln((M − u)/(M − L))   (never when M <= L);
+ *   - once over, usage can fall below the restore point 0.9·L no earlier
+ *     than  τ·ln(u/(0.9·L))  (the average falls at most as fast as with
+ *     no ISO use at all).
+ * The stall cap's bucket can fill no faster than with M of the machine ISO
+ * and drain no faster than with none. The burst guard's horizons are its
+ * own (iso_plan_guard). The plan is the minimum of all of these, floored
+ * at the sampling interval: that becomes a minimum, not a period.
+ *
+ * Use, after a step's decisions:
+ *     iso_plan_begin(&p);
+ *     for each task: iso_plan_task(&p, e, &task->core);
+ *                    iso_plan_guard(&p, &task->burst, burst_ns);
+ *     next = iso_plan_end(&p, e, share, now_ns, floor_ns);
+ * A grant, a release, an exit or a retune changes the inputs: plan again
+ * (a plan may be due at once). Pure, like the engine. */
+#ifndef ISO_PLAN_H
+#define ISO_PLAN_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "iso_burst.h"
+#include "iso_engine.h"
+#include "iso_share.h"
+
+#define ISO_PLAN_NEVER INT64_MAX
+/* Percent points on top of 100·n/ncpus: schedstat's CPU time of a running
+ * thread lags by up to a tick, so one interval can show a little more
+ * than the thread can use (what it shows less in another). */
+#define ISO_PLAN_LAG_PCT 1.0
+/* A check is planned this far past the earliest possible change: at that
+ * moment itself the worst case has only reached the limit (a change needs
+ * usage above it), just after it the worst case has changed a decision. */
+#define ISO_PLAN_PAST_NS 1000
+
+struct iso_plan {
+	bool any;            /* a task was planned */
+	unsigned running;    /* tasks not demoted: what can count against the budget */
+	unsigned up_limit;   /* lowest own limit below iso_cpu of a running task (0: none) */
+	unsigned down_limit; /* highest own limit below iso_cpu of a demoted task (0: none) */
+	int64_t guard_ns;    /* earliest burst guard horizon, absolute */
+};
+
+void iso_plan_begin(struct iso_plan *p);
+void iso_plan_task(struct iso_plan *p, const struct iso_engine *e, const struct iso_task *t);
+/* The burst guard of one task (burst_ns 0: off): a running thread can
+ * reach its allowance (iso_burst_earliest_ns), a demoted one's back-off
+ * ends; and a thread not seen running, or demoted, is read at least every
+ * burst_ns/ISO_PLAN_GUARD_DIV — a run begins (and a block is seen) only at
+ * a read, so a spinner is demoted within (1 + 1/DIV)·burst_ns, as with
+ * fixed sampling. */
+#define ISO_PLAN_GUARD_DIV 4
+void iso_plan_guard(struct iso_plan *p, const struct iso_burst *b, int64_t burst_ns);
+/* The time of the next check, absolute (the clock of the engine's steps):
+ * never before the last step (or now_ns, before any) plus floor_ns, or
+ * ISO_PLAN_NEVER when no task was planned. share may be NULL. */
+int64_t iso_plan_end(const struct iso_plan *p, const struct iso_engine *e,
+		     const struct iso_share *share, int64_t now_ns, int64_t floor_ns);
+
+/* The horizons, in seconds, for the tests and for the docs' formulas:
+ * an average at u fed at most max_pct first above limit; one fed nothing
+ * first below limit. 0 when already there, INFINITY when it cannot be. */
+double iso_plan_rise_s(double u, double max_pct, double limit, unsigned period_s);
+double iso_plan_fall_s(double u, double limit, unsigned period_s);
+
+#endif

@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# With no ISO thread no decision can change, so isod's enforcer does not
+# wake at all (issue 13): its context switches do not grow over a few
+# seconds, and the exit line counts no check. Nor does its server thread,
+# though the machine forks: it follows the process connector only while
+# it tracks a thread, and has no tick to keep while idle. Once a thread
+# has come and gone, it is idle again. Behaviour, not timing: the counts
+# are of wakeups, which a fixed tick would make ~100 a second.
+source "$SRC_ROOT/tests/integration/lib.sh"
+need_root
+
+start_isod
+sleep 1
+enf=
+for t in /proc/"$ISOD_PID"/task/*; do
+	tid=${t##*/}
+	[ "$(kernel_sched "$tid" | cut -d' ' -f1)" = 1 ] && enf=$tid
+done
+[ -n "$enf" ] || skip "no SCHED_FIFO enforcer thread (no privilege for it here)"
+switches() { awk '/^(non)?voluntary_ctxt_switches/{n += $2} END{print n}' "/proc/$ISOD_PID/task/$1/status"; }
+forks() { for _ in $(seq 200); do /bin/true; done; }
+# idle_check WHEN: neither thread wakes over 3 s of forks (at most an
+# audit's, every audit_interval = 10 s, and a stray context switch)
+idle_check() {
+	local a b m n
+	a=$(switches "$enf"); m=$(switches "$ISOD_PID")
+	forks
+	sleep 3
+	b=$(switches "$enf"); n=$(switches "$ISOD_PID")
+	log "$1: enforcer $((b - a)), server $((n - m)) context switches in 3 s and 200 forks"
+	[ $((b - a)) -le 2 ] || fail "$1: the enforcer woke $((b - a)) times with no ISO thread"
+	[ $((n - m)) -le 3 ] || fail "$1: the server woke $((n - m)) times with no ISO thread"
+}
+idle_check "before any grant"
+# a thread comes and goes: its child is still adopted meanwhile (the
+# connector was joined again), and then isod is idle again
+as_nobody "$ISOCTL" run --fifo -p 10 -- sh -c 'sleep 1 & wait' &
+runner=$!
+ISO_CHILDREN+=($runner)
+adopted=
+for _ in $(seq 40); do
+	"$ISOCTL" status --json | grep -q '"adopted": *true' && { adopted=1; break; }
+	sleep 0.05
+done
+[ -n "$adopted" ] || fail "a child of the ISO thread was not adopted (connector not followed?)"
+wait $runner || fail "isoctl run failed"
+for _ in $(seq 50); do "$ISOCTL" status | grep -q '^ISO threads: *0$' && break; sleep 0.1; done
+sleep 0.5
+idle_check "after the last thread left"
+stop_isod
+line=$(grep "exit: every ISO thread" "$ISO_TMP/isod.log") || fail "no exit line"
+log "$line"
+echo "$line" | grep -q "checks," || fail "no count of checks: $line"
+echo "PASS"
