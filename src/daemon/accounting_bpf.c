@@ -7,7 +7,14 @@
  * from the same schedstat read as the proc accounting's; its CPU time
  * comes from the map once the program has seen it switch: the kernel's
  * own sum at its last switch plus its time on the CPU since, so a
- * spinner that never leaves the CPU is seen at every sample. */
+ * spinner that never leaves the CPU is seen at every sample.
+ *
+ * The map is read whole, in one batch (one bpf() call), when a sample
+ * finds the last read older than SNAP_FRESH_NS, not once per thread: a
+ * check of many threads costs one call, not one each. A thread that
+ * switched off its CPU after the read is counted as running until the
+ * next one: at most SNAP_FRESH_NS too much, taken back by the next read
+ * (never backwards: acct_thread_cpu). */
 #include "accounting_bpf.h"
 
 #include <bpf/bpf.h>
@@ -31,6 +38,15 @@
 static struct isod_acct *skel;
 static struct ring_buffer *rb;
 static struct acct_cpu *cpu_buf; /* one per possible CPU: a per-CPU map read */
+/* the last batch read of "tracked", by TID; snap_ok false: batch reads
+ * failed (a kernel without them), one lookup per sample instead */
+#define SNAP_FRESH_NS 1000000
+static __u32 *snap_keys;
+static struct acct_thread *snap_vals;
+static struct acct_entry *snap;
+static size_t snap_n, snap_cap;
+static uint64_t snap_ns;
+static bool snap_ok;
 static int ncpus;
 static int band_lo, band_hi;
 
@@ -50,17 +66,67 @@ static uint64_t monotonic_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+/* Read the whole map into snap, sorted by TID. */
+static bool snap_read(uint64_t now)
+{
+	int fd = bpf_map__fd(skel->maps.tracked);
+	LIBBPF_OPTS(bpf_map_batch_opts, opts);
+	__u32 in = 0, next = 0, count;
+	size_t n = 0;
+	int r;
+
+	/* a hash map's batch position is a bucket: ENOENT past the last */
+	for (bool first = true;; first = false) {
+		count = (__u32)(snap_cap - n);
+		r = bpf_map_lookup_batch(fd, first ? NULL : &in, &next, snap_keys + n, snap_vals + n,
+					 &count, &opts);
+		if (r < 0 && errno != ENOENT)
+			return false;
+		if (count > snap_cap - n)
+			return false; /* cannot happen: the kernel filled no more than asked */
+		n += count;
+		if (r < 0 || count == 0 || n >= snap_cap)
+			break;
+		in = next;
+	}
+	for (size_t i = 0; i < n; i++)
+		snap[i] = (struct acct_entry){ snap_keys[i], snap_vals[i] };
+	acct_entries_sort(snap, n);
+	snap_n = n;
+	snap_ns = now;
+	return true;
+}
+
+/* e's entry, from the batch read (fresh enough) or one lookup */
+static bool entry_of(const struct tracked *e, uint64_t now, struct acct_thread *v)
+{
+	const struct acct_entry *s;
+
+	if (snap_ok && now - snap_ns > SNAP_FRESH_NS && !snap_read(now)) {
+		log_debug("BPF accounting: no batch reads of its map here; one lookup per sample");
+		snap_ok = false;
+	}
+	if (!snap_ok)
+		return bpf_map_lookup_elem(bpf_map__fd(skel->maps.tracked),
+					   &(__u32){ (__u32)e->tid }, v) == 0;
+	s = acct_entry_find(snap, snap_n, (uint32_t)e->tid);
+	if (s)
+		*v = s->v;
+	return s != NULL;
+}
+
 static int bpf_sample(struct tracked *e)
 {
 	struct acct_thread v;
-	uint64_t prev = e->cpu_ns, cpu;
+	uint64_t prev = e->cpu_ns, cpu, now;
 	int r = accounting_proc.sample(e); /* wait, and: still there? */
 
 	if (r < 0)
 		return r;
-	if (bpf_map_lookup_elem(bpf_map__fd(skel->maps.tracked), &(__u32){ (__u32)e->tid }, &v) < 0)
-		return 0; /* not in the map (it was full): /proc's figure */
-	r = acct_thread_cpu(&v, monotonic_ns(), prev, &cpu);
+	now = monotonic_ns();
+	if (!entry_of(e, now, &v))
+		return 0; /* not in the map (it was full, or just added): /proc's figure */
+	r = acct_thread_cpu(&v, now, prev, &cpu);
 	if (r == 0)
 		e->cpu_ns = cpu;
 	else if (r == -EBADMSG)
@@ -166,6 +232,13 @@ int acct_bpf_load(const struct isod_config *cfg, char *why, size_t cap)
 	}
 	ncpus = libbpf_num_possible_cpus();
 	cpu_buf = ncpus > 0 ? calloc((size_t)ncpus, sizeof(*cpu_buf)) : NULL;
+	snap_cap = cfg->max_threads;
+	snap_keys = calloc(snap_cap, sizeof(*snap_keys));
+	snap_vals = calloc(snap_cap, sizeof(*snap_vals));
+	snap = calloc(snap_cap, sizeof(*snap));
+	snap_ok = snap_keys && snap_vals && snap;
+	snap_n = 0;
+	snap_ns = 0;
 	rb = ring_buffer__new(bpf_map__fd(skel->maps.strays), take_one, &taker, NULL);
 	if (!cpu_buf || !rb) {
 		r = -ENOMEM;
@@ -189,6 +262,13 @@ void acct_bpf_unload(void)
 	skel = NULL;
 	free(cpu_buf);
 	cpu_buf = NULL;
+	free(snap_keys);
+	free(snap_vals);
+	free(snap);
+	snap_keys = NULL;
+	snap_vals = NULL;
+	snap = NULL;
+	snap_ok = false;
 }
 
 int acct_bpf_stray_fd(void)

@@ -3,6 +3,7 @@
 #include "accounting_check.h"
 
 #include <errno.h>
+#include <stdlib.h>
 #include <strings.h>
 
 /* The largest thread id Linux hands out (PID_MAX_LIMIT, 2^22). */
@@ -63,4 +64,34 @@ int acct_band_sum(const struct acct_cpu *cpus, size_t n, uint64_t *sum)
 			return -EOVERFLOW;
 	*sum = s;
 	return 0;
+}
+
+static int by_tid(const void *a, const void *b)
+{
+	uint32_t x = ((const struct acct_entry *)a)->tid, y = ((const struct acct_entry *)b)->tid;
+
+	return x < y ? -1 : x > y;
+}
+
+void acct_entries_sort(struct acct_entry *e, size_t n)
+{
+	if (n > 1)
+		qsort(e, n, sizeof(*e), by_tid);
+}
+
+const struct acct_entry *acct_entry_find(const struct acct_entry *e, size_t n, uint32_t tid)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (e[mid].tid == tid)
+			return &e[mid];
+		if (e[mid].tid < tid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
 }

@@ -33,6 +33,17 @@ const char *accounting_kind_name(enum accounting_kind k);
  * that overflows). */
 int acct_thread_cpu(const struct acct_thread *v, uint64_t now, uint64_t prev, uint64_t *cpu_ns);
 
+/* One entry of the map "tracked" as a batch read returns it. */
+struct acct_entry {
+	__u32 tid;
+	struct acct_thread v;
+};
+
+/* Order a batch read's entries by TID (for acct_entry_find). */
+void acct_entries_sort(struct acct_entry *e, size_t n);
+/* tid's entry among n sorted ones, NULL if it is not there. */
+const struct acct_entry *acct_entry_find(const struct acct_entry *e, size_t n, uint32_t tid);
+
 /* Is a ring buffer record a stray worth looking at: ids of a real
  * thread, a priority inside the band [lo, hi], a user's uid? */
 bool acct_stray_valid(const struct acct_stray *s, int band_lo, int band_hi);

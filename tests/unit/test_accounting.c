@@ -112,6 +112,27 @@ static void test_thread_nonsense(void **state)
 	assert_int_equal(cpu, 42);
 }
 
+static void test_entries(void **state)
+{
+	struct acct_entry e[5] = {
+		{ 40, { 4, 0 } }, { 7, { 1, 0 } }, { 4194304, { 9, 0 } }, { 1, { 3, 0 } }, { 12, { 2, 0 } },
+	};
+
+	(void)state;
+	acct_entries_sort(e, 5);
+	for (size_t i = 1; i < 5; i++)
+		assert_true(e[i - 1].tid < e[i].tid);
+	assert_int_equal(acct_entry_find(e, 5, 40)->v.total_ns, 4);
+	assert_int_equal(acct_entry_find(e, 5, 1)->v.total_ns, 3);
+	assert_int_equal(acct_entry_find(e, 5, 4194304)->v.total_ns, 9);
+	assert_null(acct_entry_find(e, 5, 0));
+	assert_null(acct_entry_find(e, 5, 13));
+	assert_null(acct_entry_find(e, 5, UINT32_MAX));
+	assert_null(acct_entry_find(e, 0, 40));
+	acct_entries_sort(e, 0);
+	assert_int_equal(acct_entry_find(e, 1, 1)->v.total_ns, 3);
+}
+
 static void test_stray_record(void **state)
 {
 	struct acct_stray s = { .tid = 1234, .tgid = 1200, .uid = 65534, .prio = 65 };
@@ -167,6 +188,7 @@ int main(void)
 		cmocka_unit_test(test_thread_never_backwards),
 		cmocka_unit_test(test_thread_unseen),
 		cmocka_unit_test(test_thread_nonsense),
+		cmocka_unit_test(test_entries),
 		cmocka_unit_test(test_stray_record),
 		cmocka_unit_test(test_band_sum),
 	};
