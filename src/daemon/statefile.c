@@ -193,9 +193,16 @@ int statefile_recover(struct isod *d)
 		 * (another start time) is none of ours, and must not be
 		 * touched even to demote it */
 		memset(&pin, 0, sizeof(pin));
-		if (tasks_open(d->proc, s.pid, s.tid, &pin) < 0)
+		r = tasks_open(d->proc, s.pid, s.tid, &pin);
+		if (r < 0) {
+			log_debug_errno(r, "state file: thread %d of process %d not re-granted", (int)s.tid,
+					(int)s.pid);
 			continue;
+		}
 		if (pin.starttime != s.starttime) {
+			log_debug("state file: thread %d started at %llu, not %llu: another thread, not touched",
+				  (int)s.tid, (unsigned long long)pin.starttime,
+				  (unsigned long long)s.starttime);
 			close(pin.statfd);
 			continue;
 		}
@@ -217,6 +224,8 @@ int statefile_recover(struct isod *d)
 				    d->cfg.state_path, (int)s.tid, s.uid);
 		} else if (tasks_alive(&pin)) {
 			/* ours, but cannot be policed: never leave it RT */
+			log_warning_errno(r, "state file: cannot grant thread %d again; demoted",
+					  (int)s.tid);
 			(void)actuator_demote(backend_current(), s.tid);
 		}
 		close(pin.statfd);

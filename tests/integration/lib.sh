@@ -23,6 +23,10 @@ skip() { printf 'SKIP: %s\n' "$*" >&2; exit 77; }
 
 # Run a command as an unprivileged user, with no supplementary groups.
 as_nobody() { setpriv --reuid=nobody --regid=nogroup --clear-groups -- "$@"; }
+# The same as a command prefix: "${AS_NOBODY[@]}" prog & makes $! the
+# program itself (as_nobody ... & is a subshell, which a kill of $! leaves
+# the program behind) — for long-lived background programs.
+AS_NOBODY=(setpriv --reuid=nobody --regid=nogroup --clear-groups --)
 
 need_root() { [ "$(id -u)" = 0 ] || skip "needs root (to start isod and switch users)"; }
 

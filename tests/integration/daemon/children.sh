@@ -12,13 +12,20 @@ out=$ISO_TMP/spin.out
 shim=$BUILD_ROOT/src/preload/libisosched-preload.so
 
 run_family() { # [env...]: start an ISO parent whose child runs 3 threads; sets child, family
-	as_nobody env "$@" "$SPIN" --fork --threads 3 --seconds 3 --duty 10 --iso fifo --prio 40 >"$out" &
+	# long-lived (ended by end_family): on a slow machine (the 6.1 guest
+	# under TCG) the checks take longer than a short lifetime
+	as_nobody env "$@" "$SPIN" --fork --threads 3 --seconds 30 --duty 10 --iso fifo --prio 40 >"$out" &
 	family=$!
 	ISO_CHILDREN+=($family)
 	for _ in $(seq 100); do [ "$(grep -c '^tid' "$out")" = 3 ] && break; sleep 0.05; done
 	sleep 0.3 # adoption is asynchronous (proc connector events)
 	child=$(awk '/^child/{print $2}' "$out")
 	[ -n "$child" ] || fail "no child"
+}
+
+end_family() { # the parent and the child, checked: ended now
+	kill -KILL "$child" "$family" 2>/dev/null
+	wait "$family" 2>/dev/null
 }
 
 tracked() { # [adopted]: tids isod tracks (only the adopted ones with an argument)
@@ -54,12 +61,12 @@ start_isod
 run_family
 check_child 1 0
 case " $(tracked adopted) " in *" $child "*) ;; *) fail "child $child not flagged adopted";; esac
-wait $family
+end_family
 
 if [ -f "$shim" ] && ! ldd "$shim" 2>/dev/null | grep -q libasan; then
 	run_family LD_PRELOAD="$shim"
 	check_child 1 3
-	wait $family
+	end_family
 else
 	log "no preload shim usable here (not built, or built with ASan): thread inheritance not checked"
 fi
@@ -69,4 +76,5 @@ start_isod --inherit no
 run_family
 check_child 0 0
 [ -z "$(tracked adopted)" ] || fail "inherit=no adopted threads"
+end_family
 echo "PASS"

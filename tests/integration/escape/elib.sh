@@ -74,4 +74,4 @@ for t in json.load(sys.stdin)["threads"]: print(t["tid"])'
 
 # For background jobs: a plain command, so that $! is the client itself
 # (setpriv execs it), not a subshell running a function.
-NOBODY=(setpriv --reuid=nobody --regid=nogroup --clear-groups --)
+NOBODY=("${AS_NOBODY[@]}") # lib.sh's
