@@ -12,7 +12,7 @@ need_root
 start_bpf_isod --burst-ms 0 --stall-ms 0
 n=$(nproc)
 out=$ISO_TMP/spin.out
-as_nobody "$SPIN" --threads "$n" --seconds $((12 * TIME_SCALE)) --idle-after $((20 * TIME_SCALE)) \
+"${AS_NOBODY[@]}" "$SPIN" --threads "$n" --seconds $((12 * TIME_SCALE)) --idle-after $((20 * TIME_SCALE)) \
 	--iso fifo --prio 30 >"$out" &
 ISO_CHILDREN+=($!)
 for _ in $(seq 100); do grep -q ready "$out" && break; sleep 0.05; done

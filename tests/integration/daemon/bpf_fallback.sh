@@ -23,7 +23,7 @@ start_isod --accounting auto
 grep -q "BPF not available: not permitted" "$ISO_TMP/isod.log" ||
 	fail "the fallback line does not say why: $(grep accounting "$ISO_TMP/isod.log")"
 out=$ISO_TMP/spin.out
-as_nobody "$SPIN" --seconds 4 --iso fifo --prio 20 >"$out" &
+"${AS_NOBODY[@]}" "$SPIN" --seconds 4 --iso fifo --prio 20 >"$out" &
 ISO_CHILDREN+=($!)
 for _ in $(seq 100); do grep -q ready "$out" && break; sleep 0.05; done
 tid=$(awk '/^tid/{print $2}' "$out")
