@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # Install what isosched needs to build and test, on Debian (as root).
+# libbpf-dev, bpftool and clang build isod's BPF accounting (meson -Dbpf).
 # --scx also installs what scx_iso (the sched_ext scheduler) and its QEMU
 # tests need: linux-source-6.12 (scx headers, libbpf, bpftool), clang-19,
 # qemu, busybox-static, cpio, libelf and zlib headers.
@@ -13,7 +14,7 @@ fi
 export DEBIAN_FRONTEND=noninteractive
 apt-get update -qq
 apt-get install -y -qq --no-install-recommends \
-	meson ninja-build gcc clang libclang-rt-dev pkg-config \
+	meson ninja-build gcc clang libclang-rt-dev pkg-config libbpf-dev bpftool \
 	libcmocka-dev libinih-dev zlib1g-dev libsystemd-dev libncurses-dev tmux \
 	util-linux procps python3 valgrind rt-tests stress-ng dbus-daemon \
 	scdoc groff-base man-db build-essential \

@@ -1,13 +1,16 @@
 /* accounting.h — where a thread's CPU time comes from, as one set of
- * operations beside the scheduler's (backend.h). One implementation today:
+ * operations beside the scheduler's (backend.h). Two implementations:
  *
  *  proc  /proc/PID/task/TID/schedstat through the task table's identity
  *        handle (accounting_proc.c).
+ *  bpf   a sched_switch program counts the tracked threads' run time in
+ *        the kernel, and what runs in the band untracked (strays, on a
+ *        ring buffer) (accounting_bpf.c, bpf/acct.bpf.c); built with
+ *        meson -Dbpf, loaded when the kernel and privileges allow.
  *
- * A BPF accounting (per-CPU run time counted in the kernel) is a second
- * file implementing the same struct; isod_init chooses (isod.h: d->acct).
- * Called under the daemon's lock, from the server (a new grant's baseline)
- * and the enforcer (every sample).
+ * accounting_choose (isod_init) picks one from the accounting setting
+ * (isod.h: d->acct). Called under the daemon's lock, from the server (a
+ * new grant's baseline) and the enforcer (every sample).
  *
  * Return contract: 0 or a negative errno (-ESRCH: thread gone). */
 #ifndef ISOD_ACCOUNTING_H
@@ -15,6 +18,8 @@
 
 #include <stdint.h>
 
+#include "accounting_check.h"
+#include "config.h"
 #include "tasks.h"
 
 struct accounting {
@@ -25,8 +30,19 @@ struct accounting {
 	/* Its voluntary context switches (~10 us on proc: only for threads
 	 * the burst guard suspects). proc: the /proc root isod reads. */
 	int (*voluntary_switches)(const char *proc, const struct tracked *e, uint64_t *nvcsw);
+	/* e joins / leaves the task table (grants.c): bpf counts it in the
+	 * kernel from now on, or no more; proc has nothing to do. */
+	void (*track)(const struct tracked *e);
+	void (*untrack)(const struct tracked *e);
 };
 
 extern const struct accounting accounting_proc;
+
+/* The accounting cfg asks for (cfg->accounting): auto takes bpf if it is
+ * built in and loads, else proc with one log line saying why; bpf that
+ * cannot load is an error (logged, -errno). */
+int accounting_choose(const struct isod_config *cfg, const struct accounting **out);
+/* Undo accounting_choose (unload the BPF program). */
+void accounting_close(void);
 
 #endif

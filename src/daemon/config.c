@@ -14,6 +14,7 @@
 #include <strings.h>
 #include <syslog.h>
 
+#include "accounting_check.h"
 #include "backend.h"
 #include "log.h"
 
@@ -120,6 +121,7 @@ enum key_type {
 	KEY_GROUPS,    /* allow_groups and its count */
 	KEY_LOG_LEVEL, /* error, warning, info, debug */
 	KEY_BACKEND,   /* auto, kernel-rt, scx */
+	KEY_ACCOUNTING, /* auto, bpf, proc */
 };
 
 #define FIELD(f) offsetof(struct isod_config, f), sizeof(((struct isod_config *)0)->f)
@@ -203,6 +205,10 @@ static const struct config_key keys[] = {
 	{ "scx_pin_dir", "scx-pin-dir", KEY_PATH, FIELD(scx_pin_dir), 0, 0, false,
 	  "scx_pin_dir must be an absolute path",
 	  "--scx-pin-dir DIR", "where scx_iso pins its maps (default /sys/fs/bpf/isosched)" },
+	{ "accounting", "accounting", KEY_ACCOUNTING, FIELD(accounting), 0, 0, false,
+	  "accounting must be auto, bpf or proc",
+	  "--accounting A", "where CPU time comes from: auto (default: bpf if\n"
+	  "it loads, else proc), bpf or proc" },
 	/* --rtkit and --syslog are flags (isod.c), not options with a value */
 	{ "rtkit", NULL, KEY_BOOL, FIELD(rtkit), 0, 0, false, "rtkit must be yes or no",
 	  "--rtkit", "also answer RealtimeKit1 (rtkit's D-Bus interface)\n"
@@ -261,6 +267,14 @@ static int set_value(struct isod_config *c, const struct config_key *k, const ch
 		r = backend_parse(v, &kind);
 		if (r == 0)
 			c->backend = (int)kind;
+		return r;
+	}
+	case KEY_ACCOUNTING: {
+		enum accounting_kind kind;
+
+		r = accounting_parse(v, &kind);
+		if (r == 0)
+			c->accounting = (int)kind;
 		return r;
 	}
 	}

@@ -49,6 +49,7 @@ struct isod_config {
 	bool dry_run;
 	int backend;               /* enum backend_kind (backend.h): auto, kernel-rt, scx */
 	char scx_pin_dir[200];     /* where scx_iso pins its maps */
+	int accounting;            /* enum accounting_kind (accounting_check.h): auto, bpf, proc */
 	bool rtkit;                /* serve org.freedesktop.RealtimeKit1 (rtkit_bus.h) */
 	bool polkit;               /* ... and ask polkit for rtkit's action ids too */
 };

@@ -108,6 +108,8 @@ int isod_grant(struct isod *d, const struct grant *g, struct tracked **out)
 		e = tasks_insert(&d->tasks, &n);
 		if (!e)
 			return -EAGAIN; /* cannot happen: capacity checked */
+		/* counted (and no stray) before grants_apply puts it in the band */
+		d->acct->track(e);
 		/* follow forks and execs again (if not already), before the
 		 * kernel makes it RT: an exec before that is not an escape */
 		forkwatch_follow(d, true);
@@ -131,6 +133,7 @@ int isod_grant(struct isod *d, const struct grant *g, struct tracked **out)
 	r = grants_apply(d, e);
 	if (r < 0) {
 		log_debug_errno(r, "grant to thread %d failed", (int)g->tid);
+		d->acct->untrack(e);
 		tasks_remove(&d->tasks, e);
 		return r;
 	}
@@ -199,6 +202,7 @@ void isod_forget(struct isod *d, struct tracked *e)
 	pid_t pid = e->pid;
 	bool gone = !tasks_alive(e);
 
+	d->acct->untrack(e);
 	tasks_remove(&d->tasks, e);
 	isod_replan(d); /* perhaps the last one: then no check at all */
 	if (d->tasks.used == 0)

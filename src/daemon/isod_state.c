@@ -8,6 +8,7 @@
 #include <sys/eventfd.h>
 #include <unistd.h>
 
+#include "accounting_bpf.h"
 #include "log.h"
 #include "schedule.h"
 #include "statefile.h"
@@ -22,7 +23,9 @@ int isod_init(struct isod *d, const struct isod_config *cfg)
 	memset(d, 0, sizeof(*d));
 	d->cfg = *cfg;
 	d->proc = "/proc";
-	d->acct = &accounting_proc;
+	r = accounting_choose(cfg, &d->acct);
+	if (r < 0)
+		return r;
 	r = iso_engine_init(&d->engine, &cfg->tun, ncpus > 0 ? (unsigned)ncpus : 1);
 	if (r == 0)
 		r = iso_engine_set_stall(&d->engine, cfg->stall_ms);
@@ -58,6 +61,12 @@ int isod_init(struct isod *d, const struct isod_config *cfg)
 
 void isod_destroy(struct isod *d)
 {
+	uint64_t band_ns;
+
+	/* the one aggregate the program keeps for every CPU: said once */
+	if (acct_bpf_band_ns(&band_ns) == 0)
+		log_info("BPF accounting: users' threads ran %.3f s at band priorities, tracked or not",
+			 (double)band_ns / 1e9);
 	tasks_free(&d->tasks);
 	free(d->share.users);
 	statefile_buf_free(&d->state);
@@ -65,6 +74,7 @@ void isod_destroy(struct isod *d)
 	if (d->server_wake >= 0)
 		close(d->server_wake);
 	pthread_mutex_destroy(&d->lock);
+	accounting_close();
 }
 
 void isod_reconfigure(struct isod *d, const struct isod_config *n)
@@ -82,6 +92,7 @@ void isod_reconfigure(struct isod *d, const struct isod_config *n)
 	iso_share_retune(&d->share, c->user_cpu);
 	isod_replan(d); /* the limits changed: so may the next check */
 	log_setup(c->log_level, c->use_syslog);
+	acct_bpf_report_strays(c->sweep_orphans && !c->dry_run);
 	log_info("configuration reloaded: iso_cpu %u%% over %us, user_cpu %u%%, inherit %s, %u threads per user",
 		 c->tun.iso_cpu, c->tun.iso_period_s, c->user_cpu, c->inherit ? "yes" : "no",
 		 c->max_threads_per_user);

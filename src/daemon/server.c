@@ -25,6 +25,7 @@
 #include "ratelimit.h"
 #include "statefile.h"
 #include "strays.h"
+#include "accounting_bpf.h"
 
 /* Fairness between users: what one user does must not delay another
  * user's request by more than a few loop rounds, so a round is bounded.
@@ -360,11 +361,12 @@ int server_run_with(struct isod *d, int lfd, int sigfd, int forkfd,
 	static struct conn conns[SERVER_MAX_CONN];
 	static struct ratelimit rl;
 	static struct round_turns turns;
-	struct epoll_event ev = { .events = EPOLLIN }, evs[SERVER_MAX_CONN + 5];
+	struct epoll_event ev = { .events = EPOLLIN }, evs[SERVER_MAX_CONN + 6];
 	uint64_t clock = 0;
 	int extra_fd = -1;
 	int ep = epoll_create1(EPOLL_CLOEXEC);
 	int reserve = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	int strayfd = acct_bpf_stray_fd(); /* the kernel's stray reports, if BPF */
 
 	if (ep < 0)
 		return -errno;
@@ -383,6 +385,10 @@ int server_run_with(struct isod *d, int lfd, int sigfd, int forkfd,
 		ev.data.u64 = UINT64_MAX - 4; /* - 3 is the second front end's */
 		epoll_ctl(ep, EPOLL_CTL_ADD, d->server_wake, &ev);
 	}
+	if (strayfd >= 0) {
+		ev.data.u64 = UINT64_MAX - 5;
+		epoll_ctl(ep, EPOLL_CTL_ADD, strayfd, &ev);
+	}
 	while (!atomic_load(&d->stop)) {
 		/* every ready connection in one round (plus the listening socket,
 		 * signals, forks and the D-Bus face), so that no user's waits
@@ -393,7 +399,7 @@ int server_run_with(struct isod *d, int lfd, int sigfd, int forkfd,
 		turns.n = 0;
 		timeout = strays_timeout_ms(d, monotonic_ns());
 		source_arm(ep, extra, &extra_fd, &timeout);
-		n = epoll_wait(ep, evs, SERVER_MAX_CONN + 5, timeout);
+		n = epoll_wait(ep, evs, SERVER_MAX_CONN + 6, timeout);
 		for (int i = 0; i < n; i++) {
 			uint64_t k = evs[i].data.u64;
 			if (k == UINT64_MAX) {
@@ -413,6 +419,8 @@ int server_run_with(struct isod *d, int lfd, int sigfd, int forkfd,
 			} else if (k == UINT64_MAX - 4) {
 				eventfd_t v;
 				(void)eventfd_read(d->server_wake, &v); /* tick() below */
+			} else if (k == UINT64_MAX - 5) {
+				(void)strays_kernel(d);
 			} else if (k < SERVER_MAX_CONN && conns[k].fd >= 0) {
 				if (evs[i].events & (EPOLLHUP | EPOLLERR) && !(evs[i].events & EPOLLIN))
 					drop(ep, &conns[k]);

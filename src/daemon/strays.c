@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "accounting_bpf.h"
 #include "actuator.h"
 #include "grants.h"
 #include "log.h"
@@ -238,4 +239,45 @@ void strays_tick(struct isod *d, int64_t now_ns)
 	}
 	if (all)
 		(void)strays_sweep(d);
+}
+
+/* How long the kernel stays quiet about a reported thread isod left alone
+ * in the band: the default audit_interval. */
+#define STRAY_QUIET_S 10
+
+/* One stray report of the kernel's (strays_kernel). */
+struct kernel_report {
+	struct isod *d;
+	bool act;
+	int demoted;
+};
+
+static void on_kernel_stray(void *ctx, const struct acct_stray *s)
+{
+	struct kernel_report *k = ctx;
+
+	/* the report is a hint: the kernel is asked again, then police()
+	 * pins the thread and checks everything under the lock */
+	int r;
+
+	if (!k->act || !maybe_stray(k->d, (pid_t)s->tid))
+		return;
+	pthread_mutex_lock(&k->d->lock);
+	r = police(k->d, (pid_t)s->tgid, (pid_t)s->tid);
+	pthread_mutex_unlock(&k->d->lock);
+	k->demoted += r;
+	/* still in the band and left alone (root's, RLIMIT_RTPRIO's, or
+	 * tracked by now): not worth a wakeup every second */
+	if (r == 0 && maybe_stray(k->d, (pid_t)s->tid))
+		acct_bpf_quiet((pid_t)s->tid, STRAY_QUIET_S);
+}
+
+int strays_kernel(struct isod *d)
+{
+	struct kernel_report k = { d, d->cfg.sweep_orphans && !d->cfg.dry_run, 0 };
+	int r = acct_bpf_take_strays(on_kernel_stray, &k);
+
+	if (r < 0)
+		return log_debug_errno(r, "cannot read the BPF accounting's stray reports");
+	return k.demoted;
 }

@@ -22,6 +22,11 @@
  *     every audit_interval seconds — only with sweep_orphans = yes, since
  *     it touches threads of every process (tests running several private
  *     isods turn it off).
+ *   - with the BPF accounting (accounting = bpf), the kernel itself: any
+ *     user thread switching in at a band priority that isod does not
+ *     track is reported on a ring buffer the server thread polls
+ *     (strays_kernel), so a stray is demoted within a loop round, not at
+ *     the next audit.
  * RLIMIT_RTTIME is no exemption: any user may set it (prlimit).
  *
  * Every scan runs on the server thread, never the enforcer, in two
@@ -53,6 +58,11 @@ int strays_exec(struct isod *d, pid_t tgid);
  * when due audit the band (audit_interval) and verify the tracked threads'
  * kernel policy (isod_verify, every second). */
 void strays_tick(struct isod *d, int64_t now_ns);
+/* The BPF accounting saw threads switch in at a band priority that isod
+ * does not track (accounting_bpf.h): check and demote them, as a sweep
+ * would, at once (only with sweep_orphans, like the sweeps). Server
+ * thread, when the ring buffer is readable. */
+int strays_kernel(struct isod *d);
 /* How long the server may sleep before strays_tick (and the watchdog)
  * need it, in ms for epoll_wait: 100 while a thread is tracked, a check
  * is queued or the state file is to be written; else until the next

@@ -1,15 +1,46 @@
 /* libFuzzer target: any text as /proc content, a state-file line or a
  * configuration file. Parsers must reject or accept, never crash, and a
- * refused configuration must leave the old one untouched. */
+ * refused configuration must leave the old one untouched. The same bytes
+ * as what the BPF accounting reads from its maps and ring buffer: the
+ * checks never crash, and a thread's CPU time never goes backwards. */
 #include <ini.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "accounting_check.h"
 #include "config.h"
 #include "log.h"
 #include "procinfo.h"
 #include "statefile.h"
+
+/* data as map values (accounting_check.h) */
+static void map_values(const uint8_t *data, size_t size)
+{
+	struct acct_thread t;
+	struct acct_stray s;
+	struct acct_cpu cpus[8];
+	uint64_t now, prev, cpu, sum;
+	size_t n = size / sizeof(cpus[0]);
+
+	if (size >= sizeof(t) + 2 * sizeof(uint64_t)) {
+		memcpy(&t, data, sizeof(t));
+		memcpy(&now, data + sizeof(t), sizeof(now));
+		memcpy(&prev, data + sizeof(t) + sizeof(now), sizeof(prev));
+		if (acct_thread_cpu(&t, now, prev, &cpu) == 0 && cpu < prev)
+			abort(); /* time ran backwards */
+	}
+	if (size >= sizeof(s)) {
+		memcpy(&s, data, sizeof(s));
+		if (acct_stray_valid(&s, 10, 40) && (s.prio < 10 || s.prio > 40 || !s.uid || !s.tid))
+			abort();
+	}
+	if (n > 8)
+		n = 8;
+	memcpy(cpus, data, n * sizeof(cpus[0]));
+	(void)acct_band_sum(cpus, n, &sum);
+}
 
 static int on_line(void *user, const char *section, const char *key, const char *value)
 {
@@ -45,5 +76,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	/* whatever the file said, validation decides; no crash either way */
 	(void)config_validate(&c, &why);
 	free(s);
+	map_values(data, size);
 	return 0;
 }

@@ -9,10 +9,10 @@ set -euo pipefail
 cache=${1:?usage: rootfs.sh CACHEDIR}
 suite=bookworm
 # What the guest needs besides minbase: systemd as PID 1, the .debs'
-# run-time dependencies (libinih1), and the tools the guest test uses
+# run-time dependencies (libinih1, libbpf1), and the tools the guest test uses
 # (chrt and setpriv are util-linux; pgrep procps; man-db, for
 # systemd-analyze verify checks the unit's Documentation=man:... pages).
-include=systemd,systemd-sysv,dbus,udev,util-linux,procps,libinih1,man-db
+include=systemd,systemd-sysv,dbus,udev,util-linux,procps,libinih1,libbpf1,man-db
 mirror=${ISOSCHED_MIRROR:-}
 if [ -z "$mirror" ]; then
 	# the machine's own mirror (deb822 or one-line sources), else Debian's

@@ -1,0 +1,39 @@
+/* accounting_bpf.h — the BPF accounting's life and its extras beyond
+ * struct accounting: the kernel's stray reports and the band's time.
+ * Built with meson -Dbpf (ISOD_HAVE_BPF); without it acct_bpf_load says
+ * so (-EOPNOTSUPP) and the rest do nothing (accounting.c).
+ * One program per isod: the state is the file's (accounting_bpf.c).
+ *
+ * Return contract: 0 or a negative errno. */
+#ifndef ISOD_ACCOUNTING_BPF_H
+#define ISOD_ACCOUNTING_BPF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "accounting.h"
+
+extern const struct accounting accounting_bpf;
+
+/* Load and attach the program for cfg's band and max_threads; on failure
+ * why (cap bytes) says what is missing. */
+int acct_bpf_load(const struct isod_config *cfg, char *why, size_t cap);
+void acct_bpf_unload(void);
+/* The ring buffer's fd to poll (readable: strays reported), -1 if none. */
+int acct_bpf_stray_fd(void);
+/* Hand every pending stray report to fn, checked (acct_stray_valid);
+ * returns how many. Server thread, d->lock not held. */
+int acct_bpf_take_strays(void (*fn)(void *ctx, const struct acct_stray *s), void *ctx);
+/* No report of tid for the next seconds: isod looked and left it alone
+ * (root's, allowed by RLIMIT_RTPRIO), so it costs a wakeup per that
+ * many seconds, not per second. */
+void acct_bpf_quiet(pid_t tid, unsigned seconds);
+/* Report strays at all (sweep_orphans, strays.h)? Off: no wakeups. */
+void acct_bpf_report_strays(bool on);
+/* Nanoseconds users' threads spent at a band priority, all CPUs, since
+ * the program was loaded. */
+int acct_bpf_band_ns(uint64_t *ns);
+
+#endif

@@ -1,0 +1,54 @@
+/* accounting_check.h — the accounting setting, and the checks on every
+ * value the BPF accounting reads from the kernel's maps and ring buffer
+ * (bpf/acct_maps.h): a map is outside isod's memory, so nothing read from
+ * it is used unchecked. Pure: no I/O, no clock (the caller passes now).
+ *
+ * Return contract: 0 or a negative errno. */
+#ifndef ISOD_ACCOUNTING_CHECK_H
+#define ISOD_ACCOUNTING_CHECK_H
+
+#include <linux/types.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "bpf/acct_maps.h"
+
+/* The accounting setting (isod.conf: accounting). */
+enum accounting_kind {
+	ACCOUNTING_AUTO, /* BPF if built in and it loads, else proc */
+	ACCOUNTING_BPF,  /* BPF or a start-up error */
+	ACCOUNTING_PROC, /* /proc only */
+};
+
+/* "auto", "bpf" or "proc" (any case); -EINVAL otherwise. */
+int accounting_parse(const char *s, enum accounting_kind *out);
+const char *accounting_kind_name(enum accounting_kind k);
+
+/* A thread's CPU time from its map entry v, read at CLOCK_MONOTONIC now;
+ * prev is the last value isod used for it (time never runs backwards: a
+ * copy taken while the program writes may read short, and is raised to
+ * prev). -EAGAIN: the program has not seen it switch yet (use /proc);
+ * -EBADMSG: the entry cannot be right (a switch-in in the future, a sum
+ * that overflows). */
+int acct_thread_cpu(const struct acct_thread *v, uint64_t now, uint64_t prev, uint64_t *cpu_ns);
+
+/* One entry of the map "tracked" as a batch read returns it. */
+struct acct_entry {
+	__u32 tid;
+	struct acct_thread v;
+};
+
+/* Order a batch read's entries by TID (for acct_entry_find). */
+void acct_entries_sort(struct acct_entry *e, size_t n);
+/* tid's entry among n sorted ones, NULL if it is not there. */
+const struct acct_entry *acct_entry_find(const struct acct_entry *e, size_t n, uint32_t tid);
+
+/* Is a ring buffer record a stray worth looking at: ids of a real
+ * thread, a priority inside the band [lo, hi], a user's uid? */
+bool acct_stray_valid(const struct acct_stray *s, int band_lo, int band_hi);
+
+/* The per-CPU band times summed; -EOVERFLOW if they cannot be right. */
+int acct_band_sum(const struct acct_cpu *cpus, size_t n, uint64_t *sum);
+
+#endif

@@ -1,0 +1,196 @@
+/* The accounting setting, and the checks on what isod reads from the BPF
+ * accounting's maps and ring buffer (accounting_check.h): the kernel side
+ * is outside isod's memory, so every value is checked — entries that race
+ * the program, that cannot be right, records from outside the band. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "accounting_check.h"
+#include "config.h"
+
+static void test_parse(void **state)
+{
+	enum accounting_kind k = ACCOUNTING_PROC;
+
+	(void)state;
+	assert_int_equal(accounting_parse("auto", &k), 0);
+	assert_int_equal(k, ACCOUNTING_AUTO);
+	assert_int_equal(accounting_parse("BPF", &k), 0);
+	assert_int_equal(k, ACCOUNTING_BPF);
+	assert_int_equal(accounting_parse("proc", &k), 0);
+	assert_int_equal(k, ACCOUNTING_PROC);
+	assert_int_equal(accounting_parse("", &k), -EINVAL);
+	assert_int_equal(accounting_parse("bpf ", &k), -EINVAL);
+	assert_int_equal(accounting_parse("procfs", &k), -EINVAL);
+	assert_string_equal(accounting_kind_name(ACCOUNTING_AUTO), "auto");
+	assert_string_equal(accounting_kind_name(ACCOUNTING_BPF), "bpf");
+	assert_string_equal(accounting_kind_name(ACCOUNTING_PROC), "proc");
+}
+
+static void test_config_key(void **state)
+{
+	struct isod_config c;
+	const char *why;
+
+	(void)state;
+	config_defaults(&c);
+	assert_int_equal(c.accounting, ACCOUNTING_AUTO);
+	assert_int_equal(config_set(&c, "accounting", "proc", &why), 0);
+	assert_int_equal(c.accounting, ACCOUNTING_PROC);
+	assert_int_equal(config_set(&c, "accounting", "kernel", &why), -EINVAL);
+	assert_string_equal(why, "accounting must be auto, bpf or proc");
+	assert_int_equal(c.accounting, ACCOUNTING_PROC); /* a bad value changes nothing */
+	/* restart-only: SIGHUP keeps the running one and says so */
+	for (size_t i = 0; config_key_at(i); i++)
+		if (!strcmp(config_key_at(i)->key, "accounting"))
+			assert_false(config_key_at(i)->reloadable);
+}
+
+static void test_thread_off_cpu(void **state)
+{
+	struct acct_thread v = { 5000, 0 };
+	uint64_t cpu = 0;
+
+	(void)state;
+	assert_int_equal(acct_thread_cpu(&v, 1000000, 0, &cpu), 0);
+	assert_int_equal(cpu, 5000);
+}
+
+static void test_thread_running(void **state)
+{
+	/* on a CPU since 900: what it ran so far counts (a spinner that never
+	 * switches is seen) */
+	struct acct_thread v = { 5000, 900 };
+	uint64_t cpu = 0;
+
+	(void)state;
+	assert_int_equal(acct_thread_cpu(&v, 1000, 0, &cpu), 0);
+	assert_int_equal(cpu, 5100);
+	/* isod's clock read a hair before the program's: no negative run */
+	assert_int_equal(acct_thread_cpu(&v, 899, 0, &cpu), 0);
+	assert_int_equal(cpu, 5000);
+}
+
+static void test_thread_never_backwards(void **state)
+{
+	/* a copy taken while the program writes reads short: raised to the
+	 * last value isod used */
+	struct acct_thread v = { 5000, 0 };
+	uint64_t cpu = 0;
+
+	(void)state;
+	assert_int_equal(acct_thread_cpu(&v, 1000, 7000, &cpu), 0);
+	assert_int_equal(cpu, 7000);
+}
+
+static void test_thread_unseen(void **state)
+{
+	struct acct_thread v = { 0, ACCT_UNSEEN };
+	uint64_t cpu = 42;
+
+	(void)state;
+	assert_int_equal(acct_thread_cpu(&v, 1000, 0, &cpu), -EAGAIN);
+	assert_int_equal(cpu, 42);
+}
+
+static void test_thread_nonsense(void **state)
+{
+	uint64_t cpu = 42;
+	/* switched in far in isod's future */
+	struct acct_thread future = { 1, 10000000000ull };
+	/* a sum past 2^64 */
+	struct acct_thread huge = { UINT64_MAX - 5, 100 };
+
+	(void)state;
+	assert_int_equal(acct_thread_cpu(&future, 1000, 0, &cpu), -EBADMSG);
+	assert_int_equal(acct_thread_cpu(&huge, 1000, 0, &cpu), -EBADMSG);
+	assert_int_equal(cpu, 42);
+}
+
+static void test_entries(void **state)
+{
+	struct acct_entry e[5] = {
+		{ 40, { 4, 0 } }, { 7, { 1, 0 } }, { 4194304, { 9, 0 } }, { 1, { 3, 0 } }, { 12, { 2, 0 } },
+	};
+
+	(void)state;
+	acct_entries_sort(e, 5);
+	for (size_t i = 1; i < 5; i++)
+		assert_true(e[i - 1].tid < e[i].tid);
+	assert_int_equal(acct_entry_find(e, 5, 40)->v.total_ns, 4);
+	assert_int_equal(acct_entry_find(e, 5, 1)->v.total_ns, 3);
+	assert_int_equal(acct_entry_find(e, 5, 4194304)->v.total_ns, 9);
+	assert_null(acct_entry_find(e, 5, 0));
+	assert_null(acct_entry_find(e, 5, 13));
+	assert_null(acct_entry_find(e, 5, UINT32_MAX));
+	assert_null(acct_entry_find(e, 0, 40));
+	acct_entries_sort(e, 0);
+	assert_int_equal(acct_entry_find(e, 1, 1)->v.total_ns, 3);
+}
+
+static void test_stray_record(void **state)
+{
+	struct acct_stray s = { .tid = 1234, .tgid = 1200, .uid = 65534, .prio = 65 };
+
+	(void)state;
+	assert_true(acct_stray_valid(&s, 62, 72));
+	s.prio = 61;
+	assert_false(acct_stray_valid(&s, 62, 72));
+	s.prio = 73;
+	assert_false(acct_stray_valid(&s, 62, 72));
+	s.prio = 72;
+	assert_true(acct_stray_valid(&s, 62, 72));
+	s.uid = 0;
+	assert_false(acct_stray_valid(&s, 62, 72));
+	s.uid = (uint32_t)-1;
+	assert_false(acct_stray_valid(&s, 62, 72));
+	s.uid = 1000;
+	s.tid = 0;
+	assert_false(acct_stray_valid(&s, 62, 72));
+	s.tid = 4194305; /* past PID_MAX_LIMIT */
+	assert_false(acct_stray_valid(&s, 62, 72));
+	s.tid = 5;
+	s.tgid = 0;
+	assert_false(acct_stray_valid(&s, 62, 72));
+	s.tgid = 5;
+	assert_true(acct_stray_valid(&s, 62, 72));
+	/* a band that is not one (0 would take prio 0) */
+	s.prio = 0;
+	assert_false(acct_stray_valid(&s, 0, 72));
+}
+
+static void test_band_sum(void **state)
+{
+	struct acct_cpu cpus[3] = { { 10, 0 }, { 20, 5 }, { 0, 0 } };
+	struct acct_cpu over[2] = { { UINT64_MAX, 0 }, { 1, 0 } };
+	uint64_t sum = 0;
+
+	(void)state;
+	assert_int_equal(acct_band_sum(cpus, 3, &sum), 0);
+	assert_int_equal(sum, 30);
+	assert_int_equal(acct_band_sum(cpus, 0, &sum), 0);
+	assert_int_equal(sum, 0);
+	assert_int_equal(acct_band_sum(over, 2, &sum), -EOVERFLOW);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_parse),
+		cmocka_unit_test(test_config_key),
+		cmocka_unit_test(test_thread_off_cpu),
+		cmocka_unit_test(test_thread_running),
+		cmocka_unit_test(test_thread_never_backwards),
+		cmocka_unit_test(test_thread_unseen),
+		cmocka_unit_test(test_thread_nonsense),
+		cmocka_unit_test(test_entries),
+		cmocka_unit_test(test_stray_record),
+		cmocka_unit_test(test_band_sum),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
