@@ -167,13 +167,31 @@ static void test_isod(void **state)
 	doc_check_isod(&f->rep, c);
 	assert_found(f, "isod", "config", "allow_users - and allow_groups audio");
 	assert_int_equal(doc_worst(&f->rep), DOC_WARN);
+	/* accounting: auto without BTF is /proc; bpf without BTF cannot
+	 * start; bpf with BTF counts in the kernel */
+	snprintf(c->conf.accounting, sizeof(c->conf.accounting), "auto");
+	doc_report_free(&f->rep);
+	doc_check_isod(&f->rep, c);
+	assert_verdict(f, "isod", "accounting", DOC_INFO);
+	assert_found(f, "isod", "accounting", "proc (accounting = auto): this kernel has no BTF");
+	snprintf(c->conf.accounting, sizeof(c->conf.accounting), "bpf");
+	doc_report_free(&f->rep);
+	doc_check_isod(&f->rep, c);
+	assert_verdict(f, "isod", "accounting", DOC_FAIL);
+	assert_fix(f, "isod", "accounting", "accounting = auto");
+	put(f, "/sys/kernel/btf/vmlinux", "BTF");
+	doc_report_free(&f->rep);
+	doc_check_isod(&f->rep, c);
+	assert_verdict(f, "isod", "accounting", DOC_INFO);
+	assert_found(f, "isod", "accounting", "bpf (accounting = bpf)");
 }
 
 static void test_find_isod(void **state)
 {
 	struct fixture *f = *state;
 	struct doc_isod_conf o;
-	const char cmd[] = "isod\0--socket\0/tmp/a.sock\0--allow-users=alice\0-c\0/etc/iso.conf";
+	const char cmd[] = "isod\0--socket\0/tmp/a.sock\0--allow-users=alice\0-c\0/etc/iso.conf\0"
+			   "--accounting=proc";
 
 	put(f, "/proc/77/comm", "isod\n");
 	put(f, "/proc/88/comm", "bash\n");
@@ -195,6 +213,7 @@ static void test_find_isod(void **state)
 	assert_string_equal(o.allow_groups, "audio, video");
 	assert_string_equal(o.allow_users, "alice");
 	assert_string_equal(o.backend, "kernel-rt");
+	assert_string_equal(o.accounting, "proc");
 	/* another socket: not that isod; the default file is missing, so
 	 * the built-in defaults apply */
 	doc_find_isod(&f->ctx, ISO_DEFAULT_SOCKET, &o);

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define DEFAULT_CONF "/etc/isosched/isod.conf"
 /* isod's default band (docs/configuration.md), when isod cannot be asked. */
@@ -32,6 +33,8 @@ static void set_key(struct doc_isod_conf *o, const char *key, const char *val)
 		snprintf(o->socket, sizeof(o->socket), "%s", val);
 	else if (!strcmp(key, "backend"))
 		snprintf(o->backend, sizeof(o->backend), "%s", val);
+	else if (!strcmp(key, "accounting"))
+		snprintf(o->accounting, sizeof(o->accounting), "%s", val);
 	else if (!strcmp(key, "allow_users"))
 		snprintf(o->allow_users, sizeof(o->allow_users), "%s", val);
 	else if (!strcmp(key, "allow_groups"))
@@ -83,6 +86,7 @@ static void parse_cmdline(const char *args, size_t len, char *conf, size_t conf_
 {
 	static const struct { const char *opt, *key; } map[] = {
 		{ "--socket", "socket" }, { "-s", "socket" }, { "--backend", "backend" },
+		{ "--accounting", "accounting" },
 		{ "--allow-users", "allow_users" }, { "--allow-groups", "allow_groups" },
 		{ "--config", "config" }, { "-c", "config" },
 	};
@@ -118,6 +122,8 @@ static void merge(struct doc_isod_conf *o, const struct doc_isod_conf *over,
 		memcpy(o->socket, over->socket, sizeof(o->socket));
 	if (over->backend[0])
 		memcpy(o->backend, over->backend, sizeof(o->backend));
+	if (over->accounting[0])
+		memcpy(o->accounting, over->accounting, sizeof(o->accounting));
 	if ((*users = over->allow_users[0] != '\0'))
 		memcpy(o->allow_users, over->allow_users, sizeof(o->allow_users));
 	if ((*groups = over->allow_groups[0] != '\0'))
@@ -144,6 +150,8 @@ static void load_conf(const struct doc_ctx *c, const char *args, size_t len,
 		snprintf(o->socket, sizeof(o->socket), ISO_DEFAULT_SOCKET);
 	if (!o->backend[0])
 		snprintf(o->backend, sizeof(o->backend), "auto");
+	if (!o->accounting[0])
+		snprintf(o->accounting, sizeof(o->accounting), "auto");
 }
 
 void doc_find_isod(const struct doc_ctx *c, const char *socket, struct doc_isod_conf *out)
@@ -202,6 +210,34 @@ static void check_backend(struct doc_report *r, const struct doc_ctx *c)
 		    : "ISO threads run as kernel SCHED_FIFO/RR in the band, budget a share of all CPUs");
 }
 
+/* Where isod's CPU figures come from (accounting, docs/configuration.md):
+ * what it is set to, and whether this kernel can give BPF its types. */
+static void check_accounting(struct doc_report *r, const struct doc_ctx *c)
+{
+	const char *a = c->conf.accounting;
+	char path[512];
+	bool btf = doc_path(c, "/sys/kernel/btf/vmlinux", path, sizeof(path)) == 0 &&
+		   access(path, F_OK) == 0;
+
+	if (!strcmp(a, "proc"))
+		doc_add(r, "isod", "accounting", DOC_INFO, NULL,
+			"proc (accounting = proc): CPU time from /proc schedstat; strays in the band "
+			"are found by exec events and the periodic audit");
+	else if (!btf)
+		doc_add(r, "isod", "accounting", !strcmp(a, "bpf") ? DOC_FAIL : DOC_INFO,
+			!strcmp(a, "bpf") ? "set accounting = auto (or proc) in isod.conf: this kernel "
+					    "has no BTF (/sys/kernel/btf/vmlinux)" : NULL,
+			"%s (accounting = %s): this kernel has no BTF, so BPF accounting cannot load%s",
+			!strcmp(a, "bpf") ? "none" : "proc", a,
+			!strcmp(a, "bpf") ? ": isod refuses to start" : "; isod uses /proc");
+	else
+		doc_add(r, "isod", "accounting", DOC_INFO, NULL,
+			"%s (accounting = %s): the kernel has BTF; with CAP_BPF and CAP_PERFMON isod "
+			"counts run time in the kernel and is told of strays in the band at once%s",
+			!strcmp(a, "bpf") ? "bpf" : "bpf where it loads", a,
+			!strcmp(a, "bpf") ? "" : " (isod logs at start which one it uses)");
+}
+
 void doc_check_isod(struct doc_report *r, struct doc_ctx *c)
 {
 	const struct doc_isod_reply *q = &c->isod;
@@ -229,7 +265,7 @@ void doc_check_isod(struct doc_report *r, struct doc_ctx *c)
 		c->band_from_isod = true;
 		doc_add(r, "isod", "isod", DOC_OK, NULL,
 			"isod%s answers at %s: band %d..%d, iso_cpu %u %% over %u s, "
-			"ISO use now %.1f %%, %u ISO threads, sampling every %.1f ms, %u CPUs",
+			"ISO use now %.1f %%, %u ISO threads, checks at least %.1f ms apart, %u CPUs",
 			pid, q->socket, st->band_lo, st->band_hi, st->iso_cpu, st->iso_period_s,
 			st->usage_milli / 1000.0, st->total, st->sample_us / 1000.0, st->ncpus);
 		doc_add(r, "isod", "budget", st->refractory ? DOC_WARN : DOC_OK,
@@ -240,6 +276,7 @@ void doc_check_isod(struct doc_report *r, struct doc_ctx *c)
 				       : "within budget: ISO use %.1f %% of iso_cpu %u %%",
 			st->usage_milli / 1000.0, st->iso_cpu);
 		check_backend(r, c);
+		check_accounting(r, c);
 	}
 	if (!c->conf.conf_read && !c->conf.allow_known)
 		doc_add(r, "isod", "config", DOC_SKIP, NULL, "%s not readable", c->conf.conf_path);
