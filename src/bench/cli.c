@@ -247,6 +247,12 @@ static bool mode_option(int opt, const char *arg, struct cli *c, struct given *g
 		c->cost.requests = (int)parse_long("--requests", arg, 0, 1000000);
 		g->cost = true;
 		return true;
+	case 'A':
+		if (strcmp(arg, "auto") && strcmp(arg, "bpf") && strcmp(arg, "proc"))
+			bad("--accounting: auto, bpf or proc, not '%s'", arg);
+		c->cost.accounting = arg;
+		g->cost = true;
+		return true;
 	}
 	return false;
 }
@@ -277,8 +283,8 @@ static void check_mode(struct cli *c, const struct given *g)
 
 	if (c->mode == MODE_LATENCY) {
 		if (g->enforce || g->cost || g->window_s >= 0)
-			bad("--trials, --iso-cpu, --iso-period, --window, --threads-list and"
-			    " --requests need --enforcement or --daemon-cost%s", "");
+			bad("--trials, --iso-cpu, --iso-period, --window, --threads-list,"
+			    " --requests and --accounting need --enforcement or --daemon-cost%s", "");
 		if (!l->npol)
 			bad("--policy is required (e.g. --policy normal,fifo,iso)%s", "");
 		if (l->cfg.duration_s / l->cfg.rounds < 0.1)
@@ -320,6 +326,7 @@ void cli_parse(int argc, char **argv, struct cli *c)
 		{ "window", required_argument, NULL, 'W' },
 		{ "threads-list", required_argument, NULL, 'L' },
 		{ "requests", required_argument, NULL, 'Q' },
+		{ "accounting", required_argument, NULL, 'A' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};

@@ -190,6 +190,7 @@ int isod_bin_find(const char *explicit_path, struct isod_bin *bin)
 	bin->has_sweep_orphans = has_option(bin->path, "--sweep-orphans");
 	bin->has_rate_limit = has_option(bin->path, "--rate-limit");
 	bin->has_burst_ms = has_option(bin->path, "--burst-ms");
+	bin->has_accounting = has_option(bin->path, "--accounting");
 	return 0;
 }
 
@@ -251,6 +252,10 @@ int isod_build_argv(const struct isod_bin *bin, const struct isod_want *w,
 	if (w->guard_off && bin->has_burst_ms) {
 		argv[n++] = "--burst-ms";
 		argv[n++] = "0";
+	}
+	if (w->accounting && bin->has_accounting) {
+		argv[n++] = "--accounting";
+		argv[n++] = w->accounting;
 	}
 	if (w->stall_cap_off && bin->has_burst_ms) {
 		argv[n++] = "--stall-ms";

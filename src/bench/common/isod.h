@@ -13,7 +13,7 @@
 /* An isod binary and the options it has (older ones lack some). */
 struct isod_bin {
 	char *path; /* malloc'ed */
-	bool has_sweep_orphans, has_rate_limit, has_burst_ms;
+	bool has_sweep_orphans, has_rate_limit, has_burst_ms, has_accounting;
 };
 
 /* What a mode wants of its private isod; 0 / NULL / false: isod's default. */
@@ -24,6 +24,7 @@ struct isod_want {
 	bool rate_limit_off;  /* --rate-limit 0, where isod has it */
 	bool guard_off;       /* --burst-ms 0, where isod has it */
 	bool stall_cap_off;   /* --stall-ms 0, where isod has --burst-ms */
+	const char *accounting; /* --accounting VALUE (auto|bpf|proc), NULL: isod's default */
 };
 
 /* Find the isod binary: explicit path, env ISOD, next to /proc/self/exe,

@@ -18,6 +18,7 @@ struct cost_opts {
 	int nthreads[MODE_MAX_LIST], n_nthreads;
 	double window_s;
 	int requests;
+	const char *accounting; /* --accounting for the private isods, or NULL */
 };
 
 struct cost_point {
@@ -36,6 +37,7 @@ struct cost_result {
 	double sample_ms, window_s;
 	int requests;
 	bool rate_limit_off;
+	const char *accounting;      /* asked of isod, or "isod's default" */
 	struct cost_point points[MODE_MAX_LIST];
 	int npoints;
 	int nfit;                    /* points in the fit */

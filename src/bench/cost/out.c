@@ -14,6 +14,7 @@ void cost_print_json(const struct cost_result *r)
 	json_num(&j, "window_s", r->window_s);
 	json_int(&j, "requests", r->requests);
 	json_bool(&j, "rate_limit_off", r->rate_limit_off);
+	json_str(&j, "accounting", r->accounting);
 	json_arr(&j, "points");
 	for (int i = 0; i < r->npoints; i++) {
 		const struct cost_point *q = &r->points[i];
@@ -58,6 +59,7 @@ void cost_print_text(const struct cost_result *r)
 	       " asleep; %d requests per point (rate limit %s)\n",
 	       r->window_s, r->requests,
 	       r->rate_limit_off ? "off" : "not in this isod");
+	printf("isod's accounting: %s\n", r->accounting);
 	printf("%8s %8s %10s %10s %10s %9s | %9s %9s %9s %9s %9s %8s\n",
 	       "threads", "tracked", "isod %cpu", "(stat)", "enforcer", "wakeups/s",
 	       "set p50", "set p99", "set max", "rel p50", "isod/req", "bad pol");

@@ -145,6 +145,7 @@ static void measure_point(const struct cost_opts *o, const struct isod_bin *bin,
 	const struct isod_want want = {
 		.max_threads_per_user = 2048, .max_threads = 4096,
 		.log_level = "warning", .rate_limit_off = true,
+		.accounting = o->accounting,
 	};
 	struct cost_shared *sh;
 	char err[512] = "";
@@ -206,6 +207,7 @@ int cost_run(const struct cost_opts *o, struct cost_result *r)
 		return -1;
 	}
 	r->rate_limit_off = bin.has_rate_limit;
+	r->accounting = o->accounting && bin.has_accounting ? o->accounting : "isod's default";
 	for (int i = 0; i < o->n_nthreads; i++) {
 		r->points[i].n = o->nthreads[i];
 		measure_point(o, &bin, &r->points[i], &r->sample_ms);
