@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "actuator.h"
@@ -114,8 +115,20 @@ int isod_grant(struct isod *d, const struct grant *g, struct tracked **out)
 		 * kernel makes it RT: an exec before that is not an escape */
 		forkwatch_follow(d, true);
 		/* its CPU time from now on counts, not what it used before */
-		if (d->acct->sample(e) == 0)
+		if (d->acct->sample(e) == 0) {
+			struct timespec ts;
+			struct iso_burst_sample s;
+
 			iso_engine_account(&d->engine, &e->core, e->cpu_ns);
+			/* and the burst guard's first read: its next look is
+			 * burst_ms/4 away (iso_plan_guard), so a grant does not
+			 * make the enforcer read every thread at once */
+			clock_gettime(CLOCK_MONOTONIC, &ts);
+			s = (struct iso_burst_sample){ (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec,
+						       e->cpu_ns, e->wait_ns };
+			(void)iso_burst_feed(&e->burst, (int64_t)d->cfg.burst_ms * 1000000, &s,
+					     false, 0);
+		}
 	} else {
 		r = isod_confirm(d, e, g->by, g->starttime);
 		if (r == 0)
