@@ -42,7 +42,9 @@ grep -q 'spawner_rt 1' "$ISO_TMP/cthreads" || fail "thread spawner lost ISO"
 log "tracked at most $maxt threads during the churn"
 kill -0 "$ISOD_PID" || fail "isod died during the churn"
 sthr=$(awk '/^spawned/{print $2}' "$ISO_TMP/cthreads")
-[ "$sthr" -ge 5000 ] || fail "thread churn made only $sthr threads in 10 s"
+# the rate reached is the machine's (ASan, load), not isod's verdict: only
+# a churn that hardly happened is a failure of the test itself
+[ "$sthr" -ge 1000 ] || fail "thread churn made only $sthr threads in 10 s"
 
 # the table drains to the live spawners (exited entries leave within samples)
 spawners="$(awk '/^spawner/{print $2}' "$ISO_TMP/cthreads") $(awk '/^spawner/{print $2}' "$ISO_TMP/cforks")"

@@ -7,7 +7,7 @@ as_daemon() { setpriv --reuid=daemon --regid=daemon --clear-groups -- "$@"; }
 # For background jobs: a plain command (not a function), so that $! is the
 # pid of the program itself (setpriv execs it) and cleanup can kill it.
 AS_DAEMON=(setpriv --reuid=daemon --regid=daemon --clear-groups --)
-AS_NOBODY=(setpriv --reuid=nobody --regid=nogroup --clear-groups --)
+# (AS_NOBODY, the same for nobody, is lib.sh's)
 
 # isod options for tests that must not meet the per-uid rate limit (those
 # that are not about it). Empty on an isod without the option.
