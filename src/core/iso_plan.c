@@ -46,11 +46,15 @@ static int64_t earlier(int64_t a, int64_t b)
 	return a < b ? a : b;
 }
 
-void iso_plan_guard(struct iso_plan *p, const struct iso_burst *b, int64_t burst_ns)
+void iso_plan_guard(struct iso_plan *p, const struct iso_burst *b, int64_t burst_ns,
+		    bool look_idle)
 {
 	int64_t at, look;
 
 	if (burst_ns <= 0)
+		return;
+	/* not running, and told when it starts: nothing to plan for it */
+	if (!look_idle && b->phase == ISO_BURST_IDLE && b->has_prev)
 		return;
 	at = iso_burst_earliest_ns(b, burst_ns);
 	/* a run begins, and a block is seen, only at a read */

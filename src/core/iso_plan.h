@@ -21,7 +21,7 @@
  * Use, after a step's decisions:
  *     iso_plan_begin(&p);
  *     for each task: iso_plan_task(&p, e, &task->core);
- *                    iso_plan_guard(&p, &task->burst, burst_ns);
+ *                    iso_plan_guard(&p, &task->burst, burst_ns, true);
  *     next = iso_plan_end(&p, e, share, now_ns, floor_ns);
  * A grant, a release, an exit or a retune changes the inputs: plan again
  * (a plan may be due at once). Pure, like the engine. */
@@ -60,9 +60,12 @@ void iso_plan_task(struct iso_plan *p, const struct iso_engine *e, const struct 
  * ends; and a thread not seen running, or demoted, is read at least every
  * burst_ns/ISO_PLAN_GUARD_DIV — a run begins (and a block is seen) only at
  * a read, so a spinner is demoted within (1 + 1/DIV)·burst_ns, as with
- * fixed sampling. */
+ * fixed sampling. look_idle false: a thread not seen running needs no such
+ * look, because something else says when it starts to run (the BPF
+ * accounting's wake, accounting.h: quiet) and a plan is made again then. */
 #define ISO_PLAN_GUARD_DIV 4
-void iso_plan_guard(struct iso_plan *p, const struct iso_burst *b, int64_t burst_ns);
+void iso_plan_guard(struct iso_plan *p, const struct iso_burst *b, int64_t burst_ns,
+		    bool look_idle);
 /* The time of the next check, absolute (the clock of the engine's steps):
  * never before the last step (or now_ns, before any) plus floor_ns, or
  * ISO_PLAN_NEVER when no task was planned. share may be NULL. */

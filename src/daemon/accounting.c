@@ -43,6 +43,14 @@ void acct_bpf_quiet(pid_t tid, unsigned seconds)
 	(void)seconds;
 }
 
+void acct_bpf_bind(const struct tracked *table, void (*fn)(void *ctx, const struct acct_event *ev),
+		   void *ctx)
+{
+	(void)table;
+	(void)fn;
+	(void)ctx;
+}
+
 int acct_bpf_band_ns(uint64_t *ns)
 {
 	(void)ns;

@@ -16,6 +16,8 @@
 #ifndef ISOD_ACCOUNTING_H
 #define ISOD_ACCOUNTING_H
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "accounting_check.h"
@@ -34,6 +36,18 @@ struct accounting {
 	 * kernel from now on, or no more; proc has nothing to do. */
 	void (*track)(const struct tracked *e);
 	void (*untrack)(const struct tracked *e);
+	/* Optional (NULL: every check reads every thread). A check at
+	 * now_ns begins: take what the kernel saw run since the last one. */
+	void (*look_begin)(uint64_t now_ns);
+	/* Must this check read e (slot: its index in the task table)? If
+	 * not, it has neither run nor exited since its last read: its
+	 * cpu_ns and wait_ns stand as they are. */
+	bool (*look_needed)(const struct tracked *e, size_t slot);
+	/* After a check (or a re-plan): has no tracked thread run since the
+	 * check began, and none runs now? Then the kernel is armed to wake
+	 * isod (isod_replan) at the next switch-in of one, and threads not
+	 * running need no look of the burst guard until then. */
+	bool (*quiet)(void);
 };
 
 extern const struct accounting accounting_proc;

@@ -27,6 +27,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "accounting_bpf_look.h"
 #include "acct.skel.h"
 #include "log.h"
 
@@ -35,7 +36,7 @@
  * loaded skeleton is the file's. Written only by load/unload (main thread,
  * before and after the other threads); read under d->lock or by the
  * server thread. */
-static struct isod_acct *skel;
+struct isod_acct *acct_skel; /* shared with accounting_bpf_look.c */
 static struct ring_buffer *rb;
 static struct acct_cpu *cpu_buf; /* one per possible CPU: a per-CPU map read */
 /* the last batch read of "tracked", by TID; snap_ok false: batch reads
@@ -69,7 +70,7 @@ static uint64_t monotonic_ns(void)
 /* Read the whole map into snap, sorted by TID. */
 static bool snap_read(uint64_t now)
 {
-	int fd = bpf_map__fd(skel->maps.tracked);
+	int fd = bpf_map__fd(acct_skel->maps.tracked);
 	LIBBPF_OPTS(bpf_map_batch_opts, opts);
 	__u32 in = 0, next = 0, count;
 	size_t n = 0;
@@ -102,12 +103,12 @@ static bool entry_of(const struct tracked *e, uint64_t now, struct acct_thread *
 {
 	const struct acct_entry *s;
 
-	if (snap_ok && now - snap_ns > SNAP_FRESH_NS && !snap_read(now)) {
+	if (snap_ok && acct_look_many() && now - snap_ns > SNAP_FRESH_NS && !snap_read(now)) {
 		log_debug("BPF accounting: no batch reads of its map here; one lookup per sample");
 		snap_ok = false;
 	}
-	if (!snap_ok)
-		return bpf_map_lookup_elem(bpf_map__fd(skel->maps.tracked),
+	if (!snap_ok || !acct_look_many() || now - snap_ns > SNAP_FRESH_NS)
+		return bpf_map_lookup_elem(bpf_map__fd(acct_skel->maps.tracked),
 					   &(__u32){ (__u32)e->tid }, v) == 0;
 	s = acct_entry_find(snap, snap_n, (uint32_t)e->tid);
 	if (s)
@@ -127,6 +128,7 @@ static int bpf_sample(struct tracked *e)
 	if (!entry_of(e, now, &v))
 		return 0; /* not in the map (it was full, or just added): /proc's figure */
 	r = acct_thread_cpu(&v, now, prev, &cpu);
+	acct_look_seen(e, r == 0);
 	if (r == 0)
 		e->cpu_ns = cpu;
 	else if (r == -EBADMSG)
@@ -137,10 +139,12 @@ static int bpf_sample(struct tracked *e)
 
 static void bpf_track(const struct tracked *e)
 {
-	struct acct_thread v = { 0, ACCT_UNSEEN };
-	int r = bpf_map_update_elem(bpf_map__fd(skel->maps.tracked), &(__u32){ (__u32)e->tid },
+	uint32_t slot = acct_look_slot(e);
+	struct acct_thread v = { .total_ns = 0, .since_ns = ACCT_UNSEEN, .slot = slot };
+	int r = bpf_map_update_elem(bpf_map__fd(acct_skel->maps.tracked), &(__u32){ (__u32)e->tid },
 				    &v, BPF_ANY);
 
+	acct_look_track(e, slot, r == 0);
 	if (r < 0)
 		log_warning_errno(-errno, "thread %d: not in the BPF accounting's map; its CPU time comes from /proc",
 				  (int)e->tid);
@@ -148,7 +152,7 @@ static void bpf_track(const struct tracked *e)
 
 static void bpf_untrack(const struct tracked *e)
 {
-	int fd = bpf_map__fd(skel->maps.tracked);
+	int fd = bpf_map__fd(acct_skel->maps.tracked);
 	__u32 tid = (__u32)e->tid;
 	struct acct_thread v;
 	struct tracked now = *e;
@@ -163,6 +167,7 @@ static void bpf_untrack(const struct tracked *e)
 				  (unsigned long long)(now.cpu_ns / 1000));
 	}
 	(void)bpf_map_delete_elem(fd, &tid);
+	acct_look_untrack(e);
 }
 
 static int bpf_voluntary_switches(const char *proc, const struct tracked *e, uint64_t *nvcsw)
@@ -176,6 +181,9 @@ const struct accounting accounting_bpf = {
 	.voluntary_switches = bpf_voluntary_switches,
 	.track = bpf_track,
 	.untrack = bpf_untrack,
+	.look_begin = acct_look_begin,
+	.look_needed = acct_look_needed,
+	.quiet = acct_look_quiet,
 };
 
 /* libbpf's messages: warnings into isod's log at debug level (a failed
@@ -214,18 +222,18 @@ int acct_bpf_load(const struct isod_config *cfg, char *why, size_t cap)
 		return -ENOENT;
 	}
 	libbpf_set_print(libbpf_print);
-	skel = isod_acct__open();
-	if (!skel) {
+	acct_skel = isod_acct__open();
+	if (!acct_skel) {
 		r = -errno;
 		snprintf(why, cap, "cannot open the program: %s", strerror(-r));
 		return r;
 	}
-	skel->rodata->band_lo = (__u32)cfg->band.lo;
-	skel->rodata->band_hi = (__u32)cfg->band.hi;
-	bpf_map__set_max_entries(skel->maps.tracked, cfg->max_threads);
-	r = isod_acct__load(skel);
+	acct_skel->rodata->band_lo = (__u32)cfg->band.lo;
+	acct_skel->rodata->band_hi = (__u32)cfg->band.hi;
+	bpf_map__set_max_entries(acct_skel->maps.tracked, cfg->max_threads);
+	r = isod_acct__load(acct_skel);
 	if (r == 0)
-		r = isod_acct__attach(skel);
+		r = isod_acct__attach(acct_skel);
 	if (r < 0) {
 		snprintf(why, cap, "%s: %s", load_hint(r), strerror(-r));
 		goto fail;
@@ -239,8 +247,9 @@ int acct_bpf_load(const struct isod_config *cfg, char *why, size_t cap)
 	snap_ok = snap_keys && snap_vals && snap;
 	snap_n = 0;
 	snap_ns = 0;
-	rb = ring_buffer__new(bpf_map__fd(skel->maps.strays), take_one, &taker, NULL);
-	if (!cpu_buf || !rb) {
+	rb = ring_buffer__new(bpf_map__fd(acct_skel->maps.strays), take_one, &taker, NULL);
+	if (!cpu_buf || !rb || acct_look_init(cfg->max_threads, ncpus) < 0 ||
+	    ring_buffer__add(rb, bpf_map__fd(acct_skel->maps.events), acct_look_event, NULL) < 0) {
 		r = -ENOMEM;
 		snprintf(why, cap, "cannot set up its ring buffer or per-CPU map");
 		goto fail;
@@ -258,8 +267,9 @@ void acct_bpf_unload(void)
 {
 	ring_buffer__free(rb);
 	rb = NULL;
-	isod_acct__destroy(skel);
-	skel = NULL;
+	isod_acct__destroy(acct_skel);
+	acct_skel = NULL;
+	acct_look_free();
 	free(cpu_buf);
 	cpu_buf = NULL;
 	free(snap_keys);
@@ -309,22 +319,22 @@ void acct_bpf_quiet(pid_t tid, unsigned seconds)
 {
 	__u64 until = monotonic_ns() + (uint64_t)seconds * 1000000000u;
 
-	if (skel)
-		(void)bpf_map_update_elem(bpf_map__fd(skel->maps.reported), &(__u32){ (__u32)tid },
+	if (acct_skel)
+		(void)bpf_map_update_elem(bpf_map__fd(acct_skel->maps.reported), &(__u32){ (__u32)tid },
 					  &until, BPF_ANY);
 }
 
 void acct_bpf_report_strays(bool on)
 {
-	if (skel && skel->bss)
-		skel->bss->report_strays = on;
+	if (acct_skel && acct_skel->bss)
+		acct_skel->bss->report_strays = on;
 }
 
 int acct_bpf_band_ns(uint64_t *ns)
 {
-	if (!skel || !cpu_buf)
+	if (!acct_skel || !cpu_buf)
 		return -ENODEV;
-	if (bpf_map_lookup_elem(bpf_map__fd(skel->maps.band_time), &(__u32){ 0 }, cpu_buf) < 0)
+	if (bpf_map_lookup_elem(bpf_map__fd(acct_skel->maps.band_time), &(__u32){ 0 }, cpu_buf) < 0)
 		return -errno;
 	return acct_band_sum(cpu_buf, (size_t)ncpus, ns);
 }

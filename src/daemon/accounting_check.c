@@ -55,6 +55,20 @@ bool acct_stray_valid(const struct acct_stray *s, int band_lo, int band_hi)
 	       s->uid != 0 && s->uid != (uint32_t)-1;
 }
 
+bool acct_event_valid(const struct acct_event *ev, size_t cap)
+{
+	return (ev->kind == ACCT_EV_WAKE || ev->kind == ACCT_EV_EXIT) && ev->tid >= 1 &&
+	       ev->tid <= TID_MAX && ev->slot < cap && ev->slot < ACCT_MAX_SLOTS;
+}
+
+uint64_t acct_start_ticks(uint64_t start_ns, long hz)
+{
+	/* the kernel's nsec_to_clock_t, for a USER_HZ that divides 10^9 */
+	if (hz <= 0 || hz > 1000000000L || 1000000000L % hz != 0)
+		return UINT64_MAX;
+	return start_ns / (uint64_t)(1000000000L / hz);
+}
+
 int acct_band_sum(const struct acct_cpu *cpus, size_t n, uint64_t *sum)
 {
 	uint64_t s = 0;

@@ -48,6 +48,14 @@ const struct acct_entry *acct_entry_find(const struct acct_entry *e, size_t n, u
  * thread, a priority inside the band [lo, hi], a user's uid? */
 bool acct_stray_valid(const struct acct_stray *s, int band_lo, int band_hi);
 
+/* Is an "events" record one isod can act on: a known kind, a real
+ * thread's id, a slot inside the task table (cap entries)? */
+bool acct_event_valid(const struct acct_event *ev, size_t cap);
+/* A start_boottime in nanoseconds as /proc/PID/stat's start time (clock
+ * ticks, hz of them a second: sysconf(_SC_CLK_TCK)); UINT64_MAX if hz
+ * cannot be right (it never matches a recorded start time). */
+uint64_t acct_start_ticks(uint64_t start_ns, long hz);
+
 /* The per-CPU band times summed; -EOVERFLOW if they cannot be right. */
 int acct_band_sum(const struct acct_cpu *cpus, size_t n, uint64_t *sum);
 

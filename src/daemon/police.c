@@ -67,7 +67,8 @@ static void guard_feed(struct isod *d, struct tracked *e, int64_t now_ns)
 	/* A thread could start spinning just after a read: the schedule
 	 * (iso_plan_guard) reads every thread at least every burst_ms/4
 	 * while the guard is on, so a spinner is demoted within
-	 * 1.25·burst_ms and two checks. */
+	 * 1.25·burst_ms and two checks — or, with BPF accounting and no
+	 * thread running, its first switch-in wakes the schedule. */
 }
 
 /* The per-user averages (user_cpu), with a line whenever a user goes
@@ -117,12 +118,17 @@ void isod_enforce_step(struct isod *d, int64_t now_ns)
 	iso_engine_begin(&d->engine);
 	if (iso_share_on(&d->share))
 		iso_share_begin(&d->share);
+	if (d->acct->look_begin)
+		d->acct->look_begin((uint64_t)now_ns);
 	for (size_t i = 0; i < d->tasks.end; i++) {
 		/* every thread at every check: a check comes only when a
-		 * decision can change, and then the whole budget counts */
+		 * decision can change, and then the whole budget counts. A
+		 * thread the BPF accounting saw neither run nor exit since its
+		 * last read is not read again: its figures stand */
 		if (!t[i].used)
 			continue;
-		r = d->acct->sample(&t[i]);
+		r = d->acct->look_needed && !d->acct->look_needed(&t[i], i) ? 0
+									    : d->acct->sample(&t[i]);
 		if (r < 0) {
 			/* gone — or unreadable, and what cannot be measured
 			 * cannot be policed: fail safe, demote and forget it */

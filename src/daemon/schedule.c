@@ -1,12 +1,43 @@
 /* schedule.c — when the enforcer looks next (iso_plan.h): it sleeps until
  * the earliest moment a decision can change, and whatever changes the
- * plan's inputs (a grant, a release, an exit, a retune) wakes it to plan
- * again. With no ISO thread it does not wake at all. */
+ * plan's inputs (a grant, a release, an exit, a retune, and with BPF
+ * accounting the kernel's report that a sleeping ISO thread runs) wakes
+ * it to plan again. With no ISO thread it does not wake at all. */
 #include "schedule.h"
 
 #include <time.h>
+#include <unistd.h>
 
+#include "accounting_bpf.h"
+#include "grants.h"
 #include "iso_plan.h"
+#include "log.h"
+
+/* The BPF accounting's reports (server thread, d->lock not held): a
+ * tracked thread ran while isod slept armed (plan again: its look is due),
+ * or one exits (forget it now, no /proc read: the kernel said so, for the
+ * thread with that start time, so a reused TID is not taken for it). */
+static void on_acct_event(void *ctx, const struct acct_event *ev)
+{
+	static long hz; /* sysconf's, read once (server thread only) */
+	struct isod *d = ctx;
+	struct tracked *e;
+
+	if (!hz)
+		hz = sysconf(_SC_CLK_TCK);
+	pthread_mutex_lock(&d->lock);
+	if (ev->kind == ACCT_EV_EXIT) {
+		e = tasks_find(&d->tasks, (pid_t)ev->tid);
+		if (e && (size_t)(e - d->tasks.t) == ev->slot &&
+		    e->starttime == acct_start_ticks(ev->start_ns, hz)) {
+			log_debug("thread %d exited", (int)e->tid);
+			isod_forget(d, e);
+			atomic_store(&d->state_dirty, true);
+		}
+	}
+	isod_replan(d);
+	pthread_mutex_unlock(&d->lock);
+}
 
 int isod_schedule_init(struct isod *d)
 {
@@ -19,6 +50,7 @@ int isod_schedule_init(struct isod *d)
 	r = -pthread_cond_init(&d->wake, &ca);
 	pthread_condattr_destroy(&ca);
 	atomic_store(&d->due_ns, ISO_PLAN_NEVER);
+	acct_bpf_bind(d->tasks.t, on_acct_event, d);
 	return r;
 }
 
@@ -45,6 +77,9 @@ void isod_replan(struct isod *d)
 int64_t isod_plan(const struct isod *d, int64_t now_ns)
 {
 	int64_t burst_ns = (int64_t)d->cfg.burst_ms * 1000000;
+	/* nothing runs, and the kernel says when something does: no look
+	 * at threads that do not run (accounting.h) */
+	bool look_idle = !(d->tasks.used && d->acct->quiet && d->acct->quiet());
 	struct iso_plan p;
 
 	iso_plan_begin(&p);
@@ -54,7 +89,7 @@ int64_t isod_plan(const struct isod *d, int64_t now_ns)
 		if (!e->used)
 			continue;
 		iso_plan_task(&p, &d->engine, &e->core);
-		iso_plan_guard(&p, &e->burst, burst_ns);
+		iso_plan_guard(&p, &e->burst, burst_ns, look_idle);
 	}
 	return iso_plan_end(&p, &d->engine, &d->share, now_ns,
 			    (int64_t)d->cfg.sample_ms * 1000000);

@@ -4,9 +4,14 @@
  *   - the time that user threads spend at an RT priority inside the band,
  *     per CPU (the map "band_time"),
  *   - a user thread switching in at a band priority that isod does not
- *     track: a stray, reported on the ring buffer "strays".
+ *     track: a stray, reported on the ring buffer "strays",
+ *   - which tracked threads switched in since isod last looked, and which
+ *     are on a CPU now (ran_bits, on_cpu: isod reads only those), and
+ *     the first switch-in while isod sleeps armed (reported on "events");
+ * and at a tracked thread's exit, a report on "events" (isod forgets it).
  * CO-RE against the running kernel's BTF; only tp_btf, hash/LRU/per-CPU
- * maps and a ring buffer, so kernel 6.1 (Debian 12) loads it. */
+ * maps, ring buffers and BPF_ATOMIC (-mcpu=v3), so kernel 6.1 (Debian
+ * 12) loads it. */
 #include "vmlinux.h"
 #include <bpf/bpf_core_read.h>
 #include <bpf/bpf_helpers.h>
@@ -21,6 +26,11 @@ const volatile __u32 band_lo = 1;
 const volatile __u32 band_hi = 0;
 /* isod's sweep_orphans (strays.h): report strays at all? Set at run time. */
 __u32 report_strays;
+/* shared with isod through the mmapped .bss (acct_maps.h) */
+__u64 ran_bits[ACCT_SLOT_WORDS];
+__u32 on_cpu[ACCT_MAX_CPUS];
+__u32 armed;
+__u32 lost;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -43,6 +53,11 @@ struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
 	__uint(max_entries, 16 * 4096);
 } strays SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 4 * 4096);
+} events SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -95,11 +110,35 @@ static __always_inline void report(struct task_struct *t, __u32 tid, __u32 prio,
 	bpf_ringbuf_output(&strays, &rec, sizeof(rec), 0);
 }
 
+/* A report on "events"; if it cannot be written isod reads everything
+ * at its next check (lost). */
+static __always_inline void event(__u32 kind, __u32 tid, __u32 slot, __u64 start_ns)
+{
+	struct acct_event ev = { kind, tid, slot, 0, start_ns };
+
+	if (bpf_ringbuf_output(&events, &ev, sizeof(ev), BPF_RB_FORCE_WAKEUP) < 0)
+		__sync_lock_test_and_set(&lost, 1);
+}
+
+/* Mark slot as run since isod's last look; 1 if it was not yet. The
+ * fetching atomic orders the bit before the read of "armed" that
+ * follows (isod: arm, then read the bits — neither misses the other). */
+static __always_inline int mark_ran(__u32 slot)
+{
+	__u64 bit, old;
+
+	if (slot >= ACCT_MAX_SLOTS)
+		return 0;
+	bit = 1ULL << (slot & 63);
+	old = __sync_fetch_and_or(&ran_bits[slot / 64], bit);
+	return !(old & bit);
+}
+
 SEC("tp_btf/sched_switch")
 int BPF_PROG(isod_acct_switch, bool preempt, struct task_struct *prev, struct task_struct *next)
 {
 	__u64 now = bpf_ktime_get_ns();
-	__u32 zero = 0, prio = 0, tid;
+	__u32 zero = 0, prio = 0, tid, cpu_id = bpf_get_smp_processor_id(), mark = 0;
 	struct acct_cpu *cpu = bpf_map_lookup_elem(&band_time, &zero);
 	struct acct_thread *a;
 	int next_in_band = in_band_user(next, &prio);
@@ -108,6 +147,7 @@ int BPF_PROG(isod_acct_switch, bool preempt, struct task_struct *prev, struct ta
 		if (cpu->since_ns && now > cpu->since_ns)
 			cpu->band_ns += now - cpu->since_ns;
 		cpu->since_ns = next_in_band ? now : 0;
+		__sync_lock_test_and_set(&cpu->tid, (__u32)BPF_CORE_READ(next, pid));
 	}
 	tid = BPF_CORE_READ(prev, pid);
 	a = tid ? bpf_map_lookup_elem(&tracked, &tid) : 0;
@@ -119,15 +159,41 @@ int BPF_PROG(isod_acct_switch, bool preempt, struct task_struct *prev, struct ta
 		*(volatile __u64 *)&a->total_ns = BPF_CORE_READ(prev, se.sum_exec_runtime);
 	}
 	tid = BPF_CORE_READ(next, pid);
-	if (!tid)
-		return 0;
-	a = bpf_map_lookup_elem(&tracked, &tid);
+	a = tid ? bpf_map_lookup_elem(&tracked, &tid) : 0;
 	if (a) {
+		__u32 slot = a->slot;
+
 		*(volatile __u64 *)&a->total_ns = BPF_CORE_READ(next, se.sum_exec_runtime);
 		compiler_barrier();
 		*(volatile __u64 *)&a->since_ns = now;
-	} else if (next_in_band && report_strays) {
+		mark = slot < ACCT_MAX_SLOTS ? slot + 1 : 0;
+		if (mark_ran(slot) && *(volatile __u32 *)&armed &&
+		    __sync_lock_test_and_set(&armed, 0))
+			event(ACCT_EV_WAKE, tid, slot, 0);
+	} else if (tid && next_in_band && report_strays) {
 		report(next, tid, prio, now);
 	}
+	if (cpu_id < ACCT_MAX_CPUS)
+		*(volatile __u32 *)&on_cpu[cpu_id] = mark;
+	else if (mark)
+		__sync_lock_test_and_set(&lost, 1);
+	return 0;
+}
+
+/* Fires in each exiting thread (do_exit): a tracked one is reported, and
+ * marked as run, so that a lost report still has it read (and found
+ * gone) at isod's next check. */
+SEC("tp_btf/sched_process_exit")
+int BPF_PROG(isod_acct_exit, struct task_struct *p)
+{
+	__u32 tid = BPF_CORE_READ(p, pid);
+	struct acct_thread *a = tid ? bpf_map_lookup_elem(&tracked, &tid) : 0;
+	__u32 slot;
+
+	if (!a)
+		return 0;
+	slot = a->slot;
+	mark_ran(slot);
+	event(ACCT_EV_EXIT, tid, slot, BPF_CORE_READ(p, start_boottime));
 	return 0;
 }

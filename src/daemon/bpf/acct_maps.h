@@ -17,8 +17,40 @@
 struct acct_thread {
 	__u64 total_ns;
 	__u64 since_ns;
+	__u32 slot; /* isod's task-table index: its bit in ran_bits */
+	__u32 pad;
 };
 #define ACCT_UNSEEN (~0ULL)
+
+/* What ran since isod last looked (the program's .bss, mmapped by isod):
+ *  ran_bits   bit `slot` set at every switch-in of a tracked thread
+ *             (atomic or); isod takes each word with an atomic exchange
+ *             at a check, so no switch-in is lost between the two.
+ *  on_cpu     per CPU, slot + 1 of the tracked thread switched in last
+ *             and still there (0: none): a spinner that never switches
+ *             again.
+ *  armed      set by isod when no tracked thread ran or runs: the next
+ *             switch-in of one clears it and reports ACCT_EV_WAKE.
+ *  lost       set by the program when a report could not be written (or
+ *             a CPU number is past ACCT_MAX_CPUS): isod reads everything.
+ * max_threads is at most ACCT_MAX_SLOTS (config.c). */
+#define ACCT_MAX_SLOTS 65536
+#define ACCT_SLOT_WORDS (ACCT_MAX_SLOTS / 64)
+#define ACCT_MAX_CPUS 1024
+
+/* A report on the ring buffer "events" (apart from the strays', so a
+ * flood of strays cannot crowd them out): a tracked thread switched in
+ * while armed (wake isod's schedule), or a tracked thread exits
+ * (sched_process_exit; start_ns: its start_boottime, which isod compares
+ * with the start time it recorded, so a reused TID is not mistaken). */
+enum { ACCT_EV_WAKE = 1, ACCT_EV_EXIT = 2 };
+struct acct_event {
+	__u32 kind;
+	__u32 tid;
+	__u32 slot;
+	__u32 pad;
+	__u64 start_ns;
+};
 
 /* A thread seen switching in at a kernel RT priority inside the band,
  * owned by a user (real or effective uid not 0), not in "tracked": a
@@ -39,6 +71,12 @@ struct acct_stray {
 struct acct_cpu {
 	__u64 band_ns;
 	__u64 since_ns;
+	/* the TID switched in last (0: idle), tracked or not, written
+	 * (xchg: before the program looks it up in "tracked") so that isod,
+	 * after adding a thread to "tracked", can tell whether it is on a
+	 * CPU already, a switch-in the program did not count */
+	__u32 tid;
+	__u32 pad;
 };
 
 #endif

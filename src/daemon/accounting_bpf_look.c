@@ -1,0 +1,211 @@
+/* accounting_bpf_look.c — a check reads only the tracked threads the BPF
+ * program saw switch in since the last one, or on a CPU now, or that it
+ * has not seen yet; the others neither ran nor exited, so their CPU time
+ * and wait stand (accounting_bpf_look.h). With none running it arms the
+ * program, whose next switch-in of a tracked thread reports a wake: the
+ * sleeping threads cost isod no look at all until then (issue 13).
+ *
+ * Memory order: the program sets a thread's bit with a fetching atomic,
+ * then reads "armed"; isod sets "armed" (seq_cst), then reads the bits.
+ * One of the two sees the other, so a switch-in is never missed by both
+ * the look and the wake. */
+#include "accounting_bpf_look.h"
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "accounting_bpf.h"
+#include "acct.skel.h"
+#include "log.h"
+
+/* Every thread is read at least this often all the same: a bound on what
+ * an event the program could not report (and did not flag) can cost. */
+#define FULL_READ_NS 60000000000ull
+/* More reads than this in one check: one batch read of the map. */
+#define MANY_READS 32
+
+/* One program per isod (accounting_bpf.c): what the last look took, per
+ * slot of the task table. Allocated by acct_look_init (main thread, before
+ * the other threads), then used under d->lock; the event callback's
+ * target is set once by acct_bpf_bind before the server runs. */
+static uint64_t *ran_now;  /* words: the bits taken by acct_look_begin */
+static uint8_t *must_read; /* per slot: not seen by the program yet */
+static size_t n_must, cap_slots, n_words;
+static int ncpus_seen;
+static bool pending_all; /* the next check reads every thread */
+static bool read_all, many; /* this check's */
+static uint64_t last_full_ns;
+static const struct tracked *table;
+static void (*event_fn)(void *ctx, const struct acct_event *ev);
+static void *event_ctx;
+static struct acct_cpu *cpu_now; /* a read of "band_time", for acct_look_track */
+
+int acct_look_init(size_t cap, int ncpus)
+{
+	cap_slots = cap < ACCT_MAX_SLOTS ? cap : ACCT_MAX_SLOTS;
+	n_words = (cap_slots + 63) / 64;
+	ncpus_seen = ncpus < ACCT_MAX_CPUS ? ncpus : ACCT_MAX_CPUS;
+	ran_now = calloc(n_words ? n_words : 1, sizeof(*ran_now));
+	must_read = calloc(cap_slots ? cap_slots : 1, 1);
+	cpu_now = calloc(ncpus > 0 ? (size_t)ncpus : 1, sizeof(*cpu_now));
+	n_must = 0;
+	pending_all = true; /* the first check reads everything */
+	last_full_ns = 0;
+	if (!ran_now || !must_read || !cpu_now || !acct_skel->bss)
+		return -ENOMEM;
+	return 0;
+}
+
+void acct_look_free(void)
+{
+	free(ran_now);
+	free(must_read);
+	free(cpu_now);
+	ran_now = NULL;
+	must_read = NULL;
+	cpu_now = NULL;
+	cap_slots = n_words = 0;
+}
+
+void acct_bpf_bind(const struct tracked *base, void (*fn)(void *ctx, const struct acct_event *ev),
+		   void *ctx)
+{
+	table = base;
+	event_fn = fn;
+	event_ctx = ctx;
+}
+
+int acct_look_event(void *ctx, void *data, size_t size)
+{
+	struct acct_event ev;
+
+	(void)ctx;
+	if (size < sizeof(ev))
+		return 0;
+	memcpy(&ev, data, sizeof(ev));
+	if (!acct_event_valid(&ev, cap_slots)) {
+		log_debug("BPF accounting: an event that cannot be right (kind %u, tid %u, slot %u)",
+			  ev.kind, ev.tid, ev.slot);
+		return 0;
+	}
+	if (event_fn)
+		event_fn(event_ctx, &ev);
+	return 0;
+}
+
+uint32_t acct_look_slot(const struct tracked *e)
+{
+	if (!table || e < table || (size_t)(e - table) >= cap_slots)
+		return UINT32_MAX; /* no bit: read at every check */
+	return (uint32_t)(e - table);
+}
+
+static void set_must(uint32_t slot, bool on)
+{
+	if (slot >= cap_slots || must_read[slot] == on)
+		return;
+	must_read[slot] = on;
+	if (on)
+		n_must++;
+	else
+		n_must--;
+}
+
+/* Is tid on a CPU now (or cannot isod tell)? */
+static bool on_a_cpu(pid_t tid)
+{
+	if (!cpu_now ||
+	    bpf_map_lookup_elem(bpf_map__fd(acct_skel->maps.band_time), &(__u32){ 0 }, cpu_now) < 0)
+		return true;
+	for (int i = 0; i < ncpus_seen; i++)
+		if (cpu_now[i].tid == (uint32_t)tid)
+			return true;
+	return false;
+}
+
+void acct_look_track(const struct tracked *e, uint32_t slot, bool in_map)
+{
+	/* in the map first (done), then the look: a switch-in after it
+	 * finds the thread tracked and sets its bit; one before it left its
+	 * TID on that CPU (the program writes it, with a barrier, before
+	 * its lookup). Not in the map: read at every check. */
+	set_must(slot, !in_map || on_a_cpu(e->tid));
+}
+
+void acct_look_untrack(const struct tracked *e)
+{
+	set_must(acct_look_slot(e), false);
+}
+
+void acct_look_seen(const struct tracked *e, bool seen)
+{
+	uint32_t slot = acct_look_slot(e);
+
+	if (slot < cap_slots && seen)
+		set_must(slot, false);
+}
+
+bool acct_look_many(void)
+{
+	return many;
+}
+
+static bool bit(const uint64_t *w, size_t slot)
+{
+	return (w[slot / 64] >> (slot % 64)) & 1;
+}
+
+void acct_look_begin(uint64_t now_ns)
+{
+	struct isod_acct__bss *bss = acct_skel->bss;
+	size_t n = n_must;
+
+	read_all = pending_all || __atomic_exchange_n(&bss->lost, 0, __ATOMIC_SEQ_CST) ||
+		   now_ns - last_full_ns >= FULL_READ_NS;
+	pending_all = false;
+	if (read_all)
+		last_full_ns = now_ns;
+	for (size_t w = 0; w < n_words; w++) {
+		ran_now[w] = __atomic_exchange_n(&bss->ran_bits[w], 0, __ATOMIC_SEQ_CST);
+		n += (size_t)__builtin_popcountll(ran_now[w]);
+	}
+	for (int c = 0; c < ncpus_seen; c++) {
+		uint32_t m = __atomic_load_n(&bss->on_cpu[c], __ATOMIC_RELAXED);
+
+		/* validated: the program writes slot + 1 of a tracked thread */
+		if (m && m - 1 < cap_slots && !bit(ran_now, m - 1)) {
+			ran_now[(m - 1) / 64] |= 1ull << ((m - 1) % 64);
+			n++;
+		}
+	}
+	many = read_all || n > MANY_READS;
+}
+
+bool acct_look_needed(const struct tracked *e, size_t slot)
+{
+	(void)e;
+	if (read_all || slot >= cap_slots || must_read[slot] || bit(ran_now, slot))
+		return true;
+	return false;
+}
+
+bool acct_look_quiet(void)
+{
+	struct isod_acct__bss *bss = acct_skel->bss;
+	bool busy = n_must > 0 || pending_all || !table;
+
+	/* arm first, then look (the header's memory order) */
+	__atomic_store_n(&bss->armed, 1, __ATOMIC_SEQ_CST);
+	busy = busy || __atomic_load_n(&bss->lost, __ATOMIC_SEQ_CST);
+	for (size_t w = 0; w < n_words && !busy; w++)
+		busy = __atomic_load_n(&bss->ran_bits[w], __ATOMIC_SEQ_CST) != 0;
+	for (int c = 0; c < ncpus_seen && !busy; c++)
+		busy = __atomic_load_n(&bss->on_cpu[c], __ATOMIC_SEQ_CST) != 0;
+	if (busy)
+		__atomic_store_n(&bss->armed, 0, __ATOMIC_SEQ_CST);
+	return !busy;
+}
