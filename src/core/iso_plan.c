@@ -46,15 +46,15 @@ static int64_t earlier(int64_t a, int64_t b)
 	return a < b ? a : b;
 }
 
-void iso_plan_guard(struct iso_plan *p, const struct iso_burst *b, int64_t burst_ns,
-		    bool look_idle)
+void iso_plan_guard(struct iso_plan *p, const struct iso_burst *b, int64_t burst_ns)
 {
 	int64_t at, look;
 
 	if (burst_ns <= 0)
 		return;
-	/* not running, and told when it starts: nothing to plan for it */
-	if (!look_idle && b->phase == ISO_BURST_IDLE && b->has_prev)
+	/* not running, and the plan is made again when it starts: nothing
+	 * to plan for it but a demotion's end */
+	if (p->quiet && b->phase != ISO_BURST_DEMOTED)
 		return;
 	at = iso_burst_earliest_ns(b, burst_ns);
 	/* a run begins, and a block is seen, only at a read */
@@ -106,8 +106,10 @@ int64_t iso_plan_end(const struct iso_plan *p, const struct iso_engine *e,
 	 * is taken, nothing a task uses is counted */
 	if (!b->started)
 		return base + floor_ns;
-	/* a carried lump can be fed as if every CPU ran ISO */
-	max_pct = e->carry_ns ? 100.0 : 100.0 * p->running / e->ncpus + ISO_PLAN_LAG_PCT;
+	/* a carried lump can be fed as if every CPU ran ISO; quiet: none
+	 * runs until the caller plans again */
+	max_pct = e->carry_ns ? 100.0
+		  : 100.0 * (p->quiet ? 0 : p->running) / e->ncpus + ISO_PLAN_LAG_PCT;
 	if (max_pct > 100.0)
 		max_pct = 100.0;
 	s = limit_s(u, max_pct, e->tun.iso_cpu, b->refractory, period);

@@ -21,7 +21,7 @@
  * Use, after a step's decisions:
  *     iso_plan_begin(&p);
  *     for each task: iso_plan_task(&p, e, &task->core);
- *                    iso_plan_guard(&p, &task->burst, burst_ns, true);
+ *                    iso_plan_guard(&p, &task->burst, burst_ns);
  *     next = iso_plan_end(&p, e, share, now_ns, floor_ns);
  * A grant, a release, an exit or a retune changes the inputs: plan again
  * (a plan may be due at once). Pure, like the engine. */
@@ -51,6 +51,11 @@ struct iso_plan {
 	unsigned up_limit;   /* lowest own limit below iso_cpu of a running task (0: none) */
 	unsigned down_limit; /* highest own limit below iso_cpu of a demoted task (0: none) */
 	int64_t guard_ns;    /* earliest burst guard horizon, absolute */
+	/* Set by the caller after iso_plan_begin: no task runs now, and the
+	 * caller learns when one starts to run and plans again then (the BPF
+	 * accounting's wake, accounting.h). Until then no use can rise: only
+	 * falls (restores) and the guard's demotions have horizons. */
+	bool quiet;
 };
 
 void iso_plan_begin(struct iso_plan *p);
@@ -60,12 +65,12 @@ void iso_plan_task(struct iso_plan *p, const struct iso_engine *e, const struct 
  * ends; and a thread not seen running, or demoted, is read at least every
  * burst_ns/ISO_PLAN_GUARD_DIV — a run begins (and a block is seen) only at
  * a read, so a spinner is demoted within (1 + 1/DIV)·burst_ns, as with
- * fixed sampling. look_idle false: a thread not seen running needs no such
- * look, because something else says when it starts to run (the BPF
- * accounting's wake, accounting.h: quiet) and a plan is made again then. */
+ * fixed sampling. With p->quiet only a thread the guard demoted needs a
+ * horizon (its back-off, a look for its block): any other reaches its
+ * allowance only by running, and the plan is made again when it runs. */
 #define ISO_PLAN_GUARD_DIV 4
-void iso_plan_guard(struct iso_plan *p, const struct iso_burst *b, int64_t burst_ns,
-		    bool look_idle);
+void iso_plan_guard(struct iso_plan *p, const struct iso_burst *b, int64_t burst_ns);
+
 /* The time of the next check, absolute (the clock of the engine's steps):
  * never before the last step (or now_ns, before any) plus floor_ns, or
  * ISO_PLAN_NEVER when no task was planned. share may be NULL. */

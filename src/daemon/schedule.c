@@ -35,6 +35,7 @@ static void on_acct_event(void *ctx, const struct acct_event *ev)
 			atomic_store(&d->state_dirty, true);
 		}
 	}
+	else log_debug("DBG wake by %u", ev->tid);
 	isod_replan(d);
 	pthread_mutex_unlock(&d->lock);
 }
@@ -74,23 +75,32 @@ void isod_replan(struct isod *d)
 	pthread_cond_signal(&d->wake);
 }
 
+/* The longest a quiet plan sleeps (iso_plan.h: quiet). */
+#define QUIET_LOOK_NS 2000000000LL
+
 int64_t isod_plan(const struct isod *d, int64_t now_ns)
 {
 	int64_t burst_ns = (int64_t)d->cfg.burst_ms * 1000000;
-	/* nothing runs, and the kernel says when something does: no look
-	 * at threads that do not run (accounting.h) */
-	bool look_idle = !(d->tasks.used && d->acct->quiet && d->acct->quiet());
 	struct iso_plan p;
+	int64_t at;
 
 	iso_plan_begin(&p);
+	/* nothing runs, and the kernel says when something does
+	 * (accounting.h) */
+	p.quiet = d->tasks.used && d->acct->quiet && d->acct->quiet();
 	for (size_t i = 0; i < d->tasks.end; i++) {
 		const struct tracked *e = &d->tasks.t[i];
 
 		if (!e->used)
 			continue;
 		iso_plan_task(&p, &d->engine, &e->core);
-		iso_plan_guard(&p, &e->burst, burst_ns, look_idle);
+		iso_plan_guard(&p, &e->burst, burst_ns);
 	}
-	return iso_plan_end(&p, &d->engine, &d->share, now_ns,
-			    (int64_t)d->cfg.sample_ms * 1000000);
+	at = iso_plan_end(&p, &d->engine, &d->share, now_ns, (int64_t)d->cfg.sample_ms * 1000000);
+	/* a bound on what a wake the server thread is slow to hand on (it
+	 * runs SCHED_OTHER: ISO threads on every CPU starve it) can cost */
+	if (p.quiet && at - now_ns > QUIET_LOOK_NS)
+		at = now_ns + QUIET_LOOK_NS;
+	log_debug("DBG plan quiet %d in %lld ms", p.quiet, (long long)(at - now_ns) / 1000000);
+	return at;
 }

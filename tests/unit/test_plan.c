@@ -143,7 +143,7 @@ static int64_t plan(struct run *r, const struct trace *tr, int64_t now)
 	iso_plan_begin(&p);
 	for (unsigned i = 0; i < tr->ntasks; i++) {
 		iso_plan_task(&p, &r->e, &r->core[i]);
-		iso_plan_guard(&p, &r->burst[i], (int64_t)tr->burst_ms * MS, true);
+		iso_plan_guard(&p, &r->burst[i], (int64_t)tr->burst_ms * MS);
 	}
 	return iso_plan_end(&p, &r->e, &r->share, now, FLOOR);
 }
