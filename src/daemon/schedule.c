@@ -35,7 +35,6 @@ static void on_acct_event(void *ctx, const struct acct_event *ev)
 			atomic_store(&d->state_dirty, true);
 		}
 	}
-	else log_debug("DBG wake by %u", ev->tid);
 	isod_replan(d);
 	pthread_mutex_unlock(&d->lock);
 }
@@ -101,6 +100,5 @@ int64_t isod_plan(const struct isod *d, int64_t now_ns)
 	 * runs SCHED_OTHER: ISO threads on every CPU starve it) can cost */
 	if (p.quiet && at - now_ns > QUIET_LOOK_NS)
 		at = now_ns + QUIET_LOOK_NS;
-	log_debug("DBG plan quiet %d in %lld ms", p.quiet, (long long)(at - now_ns) / 1000000);
 	return at;
 }
