@@ -21,6 +21,7 @@ static void map_values(const uint8_t *data, size_t size)
 	struct acct_thread t;
 	struct acct_stray s;
 	struct acct_cpu cpus[8];
+	struct acct_event ev;
 	uint64_t now, prev, cpu, sum;
 	size_t n = size / sizeof(cpus[0]);
 
@@ -35,6 +36,14 @@ static void map_values(const uint8_t *data, size_t size)
 		memcpy(&s, data, sizeof(s));
 		if (acct_stray_valid(&s, 10, 40) && (s.prio < 10 || s.prio > 40 || !s.uid || !s.tid))
 			abort();
+	}
+	if (size >= sizeof(ev)) {
+		memcpy(&ev, data, sizeof(ev));
+		/* the slot indexes isod's table: never past it */
+		if (acct_event_valid(&ev, 1024) && (ev.slot >= 1024 || !ev.tid ||
+						    (ev.kind != ACCT_EV_WAKE && ev.kind != ACCT_EV_EXIT)))
+			abort();
+		(void)acct_start_ticks(ev.start_ns, (long)(int32_t)ev.pad);
 	}
 	if (n > 8)
 		n = 8;

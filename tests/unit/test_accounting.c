@@ -178,6 +178,32 @@ static void test_band_sum(void **state)
 	assert_int_equal(acct_band_sum(over, 2, &sum), -EOVERFLOW);
 }
 
+static void test_events(void **state)
+{
+	struct acct_event wake = { ACCT_EV_WAKE, 1234, 7, 0, 0 };
+	struct acct_event exit_ = { ACCT_EV_EXIT, 1234, 7, 0, 123456789012ull };
+	struct acct_event bad = wake;
+
+	(void)state;
+	assert_true(acct_event_valid(&wake, 8));
+	assert_true(acct_event_valid(&exit_, 8));
+	/* a slot past the table, a kind or a TID that cannot be */
+	assert_false(acct_event_valid(&wake, 7));
+	bad.kind = 3;
+	assert_false(acct_event_valid(&bad, 8));
+	bad = wake;
+	bad.tid = 0;
+	assert_false(acct_event_valid(&bad, 8));
+	bad.tid = 4194305;
+	assert_false(acct_event_valid(&bad, 8));
+	/* start_boottime as /proc's start time: ticks of 1/hz s */
+	assert_int_equal(acct_start_ticks(123456789012ull, 100), 12345);
+	assert_int_equal(acct_start_ticks(123456789012ull, 1000), 123456);
+	assert_true(acct_start_ticks(5, 0) == UINT64_MAX);
+	assert_true(acct_start_ticks(5, 7) == UINT64_MAX);
+	assert_true(acct_start_ticks(5, -100) == UINT64_MAX);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -191,6 +217,7 @@ int main(void)
 		cmocka_unit_test(test_entries),
 		cmocka_unit_test(test_stray_record),
 		cmocka_unit_test(test_band_sum),
+		cmocka_unit_test(test_events),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -405,10 +405,70 @@ static void test_horizons(void **state)
 	assert_true(llabs(iso_plan_end(&p, &e, NULL, 0, FLOOR) - 200 * MS) < 1000 + ISO_PLAN_PAST_NS);
 }
 
+static void test_quiet(void **state)
+{
+	/* quiet: nothing runs, and the caller plans again when something
+	 * does (the BPF accounting's wake). No rise, no stall cap filling,
+	 * no guard look at threads not demoted by the guard; a fall and a
+	 * guard demotion's end still count. */
+	struct iso_tunables tun = { 70, 5 };
+	int64_t burst = 200 * MS;
+	struct iso_burst idle, running, demoted;
+	struct iso_burst_sample s = { 1 * SEC, 0, 0 };
+	struct iso_engine e;
+	struct iso_task t[2];
+	struct iso_plan p;
+
+	(void)state;
+	assert_int_equal(iso_engine_init(&e, &tun, 2), 0);
+	assert_int_equal(iso_engine_set_stall(&e, 200), 0);
+	e.budget.started = true;
+	for (int i = 0; i < 2; i++)
+		assert_int_equal(iso_task_init(&t[i], 0), 0);
+	iso_burst_init(&idle);
+	(void)iso_burst_feed(&idle, burst, &s, false, 0);
+	running = idle;
+	running.phase = ISO_BURST_RUNNING;
+	running.start = s;
+	running.allowance_ns = burst;
+	demoted = idle;
+	demoted.phase = ISO_BURST_DEMOTED;
+	demoted.until_ns = 3 * SEC;
+
+	/* not quiet: the stall cap (200 ms) and the idle look (burst/4) */
+	iso_plan_begin(&p);
+	iso_plan_task(&p, &e, &t[0]);
+	iso_plan_task(&p, &e, &t[1]);
+	iso_plan_guard(&p, &idle, burst);
+	assert_true(p.guard_ns == 1 * SEC + burst / ISO_PLAN_GUARD_DIV);
+	assert_true(iso_plan_end(&p, &e, NULL, 1 * SEC, FLOOR) < 1 * SEC);
+	/* quiet: nothing can change */
+	iso_plan_begin(&p);
+	p.quiet = true;
+	iso_plan_task(&p, &e, &t[0]);
+	iso_plan_task(&p, &e, &t[1]);
+	iso_plan_guard(&p, &idle, burst);
+	iso_plan_guard(&p, &running, burst);
+	assert_true(p.guard_ns == ISO_PLAN_NEVER);
+	assert_true(iso_plan_end(&p, &e, NULL, 1 * SEC, FLOOR) == ISO_PLAN_NEVER);
+	/* but a guard demotion is looked at (a block) and ends */
+	iso_plan_guard(&p, &demoted, burst);
+	assert_true(p.guard_ns == 1 * SEC + burst / ISO_PLAN_GUARD_DIV);
+	/* and a refractory budget falls back below 90 % of iso_cpu */
+	iso_plan_begin(&p);
+	p.quiet = true;
+	iso_plan_task(&p, &e, &t[0]);
+	e.budget.usage = 80;
+	e.budget.refractory = true;
+	assert_true(llabs(iso_plan_end(&p, &e, NULL, 0, FLOOR) - (int64_t)(5e9 * log(80.0 / 63))) <
+		    1000 + ISO_PLAN_PAST_NS);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_horizons),
+		cmocka_unit_test(test_quiet),
 		cmocka_unit_test(test_runaway),
 		cmocka_unit_test(test_stall_cap),
 		cmocka_unit_test(test_thirty_percent),
