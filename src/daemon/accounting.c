@@ -43,12 +43,18 @@ void acct_bpf_quiet(pid_t tid, unsigned seconds)
 	(void)seconds;
 }
 
-void acct_bpf_bind(const struct tracked *table, void (*fn)(void *ctx, const struct acct_event *ev),
-		   void *ctx)
+int acct_bpf_bind(const struct tracked *table, void (*fn)(void *ctx, const struct acct_event *ev),
+		  void *ctx, int prio)
 {
 	(void)table;
 	(void)fn;
 	(void)ctx;
+	(void)prio;
+	return 0;
+}
+
+void acct_bpf_unbind(void)
+{
 }
 
 int acct_bpf_band_ns(uint64_t *ns)

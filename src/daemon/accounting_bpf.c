@@ -248,8 +248,7 @@ int acct_bpf_load(const struct isod_config *cfg, char *why, size_t cap)
 	snap_n = 0;
 	snap_ns = 0;
 	rb = ring_buffer__new(bpf_map__fd(acct_skel->maps.strays), take_one, &taker, NULL);
-	if (!cpu_buf || !rb || acct_look_init(cfg->max_threads, ncpus) < 0 ||
-	    ring_buffer__add(rb, bpf_map__fd(acct_skel->maps.events), acct_look_event, NULL) < 0) {
+	if (!cpu_buf || !rb || acct_look_init(cfg->max_threads, ncpus) < 0) {
 		r = -ENOMEM;
 		snprintf(why, cap, "cannot set up its ring buffer or per-CPU map");
 		goto fail;
@@ -265,6 +264,7 @@ fail:
 
 void acct_bpf_unload(void)
 {
+	acct_bpf_unbind();
 	ring_buffer__free(rb);
 	rb = NULL;
 	isod_acct__destroy(acct_skel);

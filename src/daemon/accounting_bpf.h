@@ -32,12 +32,14 @@ int acct_bpf_take_strays(void (*fn)(void *ctx, const struct acct_stray *s), void
 void acct_bpf_quiet(pid_t tid, unsigned seconds);
 /* Report strays at all (sweep_orphans, strays.h)? Off: no wakeups. */
 void acct_bpf_report_strays(bool on);
-/* The task table (its index is a thread's slot, acct_maps.h) and whom
- * the program's "events" reports go to: fn runs on the server thread,
- * d->lock not held, inside acct_bpf_take_strays. Once, before the
- * server runs. */
-void acct_bpf_bind(const struct tracked *table, void (*fn)(void *ctx, const struct acct_event *ev),
-		   void *ctx);
+/* The task table (its index is a thread's slot, acct_maps.h), and whom
+ * the program's "events" reports (a wake, an exit) go to: fn runs on a
+ * thread of its own at SCHED_FIFO prio (the enforcer's: ISO threads cannot
+ * starve it), d->lock not held. Main thread, once, after the load; unbind
+ * stops that thread (before the table goes). */
+int acct_bpf_bind(const struct tracked *table, void (*fn)(void *ctx, const struct acct_event *ev),
+		  void *ctx, int prio);
+void acct_bpf_unbind(void);
 /* Nanoseconds users' threads spent at a band priority, all CPUs, since
  * the program was loaded. */
 int acct_bpf_band_ns(uint64_t *ns);

@@ -14,8 +14,12 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <errno.h>
+#include <pthread.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
 #include <unistd.h>
 
 #include "accounting_bpf.h"
@@ -43,6 +47,15 @@ static const struct tracked *table;
 static void (*event_fn)(void *ctx, const struct acct_event *ev);
 static void *event_ctx;
 static struct acct_cpu *cpu_now; /* a read of "band_time", for acct_look_track */
+/* The waker: a thread at the enforcer's priority that sleeps on the ring
+ * buffer "events" and hands its reports on (event_fn). Not the server
+ * thread: that one runs SCHED_OTHER, and ISO threads on every CPU would
+ * starve the very wake that lets isod police them. Started and stopped by
+ * acct_bpf_bind / acct_bpf_unbind (main thread). */
+static struct ring_buffer *ev_rb;
+static int waker_stop = -1, waker_ep = -1;
+static pthread_t waker;
+static bool waker_on;
 
 int acct_look_init(size_t cap, int ncpus)
 {
@@ -71,12 +84,91 @@ void acct_look_free(void)
 	cap_slots = n_words = 0;
 }
 
-void acct_bpf_bind(const struct tracked *base, void (*fn)(void *ctx, const struct acct_event *ev),
-		   void *ctx)
+static void *waker_main(void *arg)
 {
+	struct epoll_event ev[2];
+
+	(void)arg;
+	for (;;) {
+		int n = epoll_wait(waker_ep, ev, 2, -1);
+
+		for (int i = 0; i < n; i++)
+			if (ev[i].data.fd == waker_stop)
+				return NULL;
+		if (n < 0 && errno != EINTR)
+			return NULL;
+		(void)ring_buffer__consume(ev_rb);
+	}
+}
+
+static int waker_start(int prio)
+{
+	struct epoll_event ev = { .events = EPOLLIN };
+	struct sched_param sp = { .sched_priority = prio };
+	pthread_attr_t a;
+	int r;
+
+	ev_rb = ring_buffer__new(bpf_map__fd(acct_skel->maps.events), acct_look_event, NULL, NULL);
+	waker_stop = eventfd(0, EFD_CLOEXEC);
+	waker_ep = epoll_create1(EPOLL_CLOEXEC);
+	if (!ev_rb || waker_stop < 0 || waker_ep < 0)
+		return -ENOMEM;
+	ev.data.fd = waker_stop;
+	if (epoll_ctl(waker_ep, EPOLL_CTL_ADD, waker_stop, &ev) < 0)
+		return -errno;
+	ev.data.fd = ring_buffer__epoll_fd(ev_rb);
+	if (epoll_ctl(waker_ep, EPOLL_CTL_ADD, ev.data.fd, &ev) < 0)
+		return -errno;
+	pthread_attr_init(&a);
+	pthread_attr_setinheritsched(&a, PTHREAD_EXPLICIT_SCHED);
+	pthread_attr_setschedpolicy(&a, SCHED_FIFO);
+	pthread_attr_setschedparam(&a, &sp);
+	r = pthread_create(&waker, &a, waker_main, NULL);
+	if (r == EPERM) {
+		/* no privilege for it (a dry run): at the server's priority */
+		pthread_attr_setinheritsched(&a, PTHREAD_INHERIT_SCHED);
+		r = pthread_create(&waker, &a, waker_main, NULL);
+	}
+	pthread_attr_destroy(&a);
+	waker_on = r == 0;
+	return -r;
+}
+
+void acct_bpf_unbind(void)
+{
+	if (waker_on) {
+		(void)eventfd_write(waker_stop, 1);
+		pthread_join(waker, NULL);
+		waker_on = false;
+	}
+	ring_buffer__free(ev_rb);
+	ev_rb = NULL;
+	if (waker_stop >= 0)
+		close(waker_stop);
+	if (waker_ep >= 0)
+		close(waker_ep);
+	waker_stop = waker_ep = -1;
+	table = NULL;
+	event_fn = NULL;
+}
+
+int acct_bpf_bind(const struct tracked *base, void (*fn)(void *ctx, const struct acct_event *ev),
+		  void *ctx, int prio)
+{
+	int r;
+
+	if (!acct_skel || waker_on)
+		return 0;
 	table = base;
 	event_fn = fn;
 	event_ctx = ctx;
+	r = waker_start(prio);
+	if (r < 0) {
+		/* without it no wake can come: never quiet (acct_look_quiet) */
+		log_warning_errno(r, "BPF accounting: cannot start the thread that takes the kernel's wakes; isod looks at idle ISO threads as with proc accounting");
+		acct_bpf_unbind();
+	}
+	return r;
 }
 
 int acct_look_event(void *ctx, void *data, size_t size)
@@ -93,7 +185,7 @@ int acct_look_event(void *ctx, void *data, size_t size)
 		return 0;
 	}
 	if (event_fn)
-		event_fn(event_ctx, &ev);
+		event_fn(event_ctx, &ev); /* the waker thread, d->lock not held */
 	return 0;
 }
 
@@ -196,7 +288,7 @@ bool acct_look_needed(const struct tracked *e, size_t slot)
 bool acct_look_quiet(void)
 {
 	struct isod_acct__bss *bss = acct_skel->bss;
-	bool busy = n_must > 0 || pending_all || !table;
+	bool busy = n_must > 0 || pending_all || !waker_on;
 
 	/* arm first, then look (the header's memory order) */
 	__atomic_store_n(&bss->armed, 1, __ATOMIC_SEQ_CST);

@@ -67,6 +67,7 @@ void isod_destroy(struct isod *d)
 	if (acct_bpf_band_ns(&band_ns) == 0)
 		log_info("BPF accounting: users' threads ran %.3f s at band priorities, tracked or not",
 			 (double)band_ns / 1e9);
+	acct_bpf_unbind(); /* its thread reads the table and takes the lock */
 	tasks_free(&d->tasks);
 	free(d->share.users);
 	statefile_buf_free(&d->state);

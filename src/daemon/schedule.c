@@ -13,13 +13,13 @@
 #include "iso_plan.h"
 #include "log.h"
 
-/* The BPF accounting's reports (server thread, d->lock not held): a
+/* The BPF accounting's reports (its waker thread, d->lock not held): a
  * tracked thread ran while isod slept armed (plan again: its look is due),
  * or one exits (forget it now, no /proc read: the kernel said so, for the
  * thread with that start time, so a reused TID is not taken for it). */
 static void on_acct_event(void *ctx, const struct acct_event *ev)
 {
-	static long hz; /* sysconf's, read once (server thread only) */
+	static long hz; /* sysconf's, read once (the waker thread only) */
 	struct isod *d = ctx;
 	struct tracked *e;
 
@@ -50,7 +50,7 @@ int isod_schedule_init(struct isod *d)
 	r = -pthread_cond_init(&d->wake, &ca);
 	pthread_condattr_destroy(&ca);
 	atomic_store(&d->due_ns, ISO_PLAN_NEVER);
-	acct_bpf_bind(d->tasks.t, on_acct_event, d);
+	(void)acct_bpf_bind(d->tasks.t, on_acct_event, d, config_enforcer_prio(&d->cfg));
 	return r;
 }
 

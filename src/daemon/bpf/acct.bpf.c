@@ -152,6 +152,11 @@ int BPF_PROG(isod_acct_switch, bool preempt, struct task_struct *prev, struct ta
 	tid = BPF_CORE_READ(prev, pid);
 	a = tid ? bpf_map_lookup_elem(&tracked, &tid) : 0;
 	if (a) {
+		/* preempted (by isod's enforcer, say): still runnable here,
+		 * so still "on this CPU" for isod, unless a tracked thread
+		 * takes the CPU */
+		if (preempt && a->slot < ACCT_MAX_SLOTS)
+			mark = a->slot + 1;
 		/* off the CPU first, then the new total: a reader may see
 		 * too little for a moment, never too much (acct_maps.h) */
 		*(volatile __u64 *)&a->since_ns = 0;

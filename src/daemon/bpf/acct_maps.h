@@ -27,8 +27,8 @@ struct acct_thread {
  *             (atomic or); isod takes each word with an atomic exchange
  *             at a check, so no switch-in is lost between the two.
  *  on_cpu     per CPU, slot + 1 of the tracked thread switched in last
- *             and still there (0: none): a spinner that never switches
- *             again.
+ *             and still there, or preempted there by an untracked task
+ *             (0: none): a spinner that never switches again.
  *  armed      set by isod when no tracked thread ran or runs: the next
  *             switch-in of one clears it and reports ACCT_EV_WAKE.
  *  lost       set by the program when a report could not be written (or
