@@ -16,6 +16,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
@@ -24,6 +25,7 @@
 
 #include "accounting_bpf.h"
 #include "acct.skel.h"
+#include "crash.h"
 #include "log.h"
 
 /* Every thread is read at least this often all the same: a bound on what
@@ -89,6 +91,9 @@ static void *waker_main(void *arg)
 	struct epoll_event ev[2];
 
 	(void)arg;
+	/* the crash handler needs a stack of its own in every thread */
+	if (crash_thread_stack() < 0)
+		log_warning("BPF accounting: no alternate signal stack for the waker thread");
 	for (;;) {
 		int n = epoll_wait(waker_ep, ev, 2, -1);
 
@@ -101,11 +106,14 @@ static void *waker_main(void *arg)
 	}
 }
 
+static const int fault_signals[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTRAP, SIGSYS };
+
 static int waker_start(int prio)
 {
 	struct epoll_event ev = { .events = EPOLLIN };
 	struct sched_param sp = { .sched_priority = prio };
 	pthread_attr_t a;
+	sigset_t all, old;
 	int r;
 
 	ev_rb = ring_buffer__new(bpf_map__fd(acct_skel->maps.events), acct_look_event, NULL, NULL);
@@ -123,12 +131,20 @@ static int waker_start(int prio)
 	pthread_attr_setinheritsched(&a, PTHREAD_EXPLICIT_SCHED);
 	pthread_attr_setschedpolicy(&a, SCHED_FIFO);
 	pthread_attr_setschedparam(&a, &sp);
+	/* started before isod blocks its signals for the signalfd: none
+	 * for this thread (a SIGTERM's default would end isod), but its own
+	 * faults, which the crash handler catches */
+	sigfillset(&all);
+	for (int sig = 0; sig < (int)(sizeof(fault_signals) / sizeof(fault_signals[0])); sig++)
+		sigdelset(&all, fault_signals[sig]);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
 	r = pthread_create(&waker, &a, waker_main, NULL);
 	if (r == EPERM) {
 		/* no privilege for it (a dry run): at the server's priority */
 		pthread_attr_setinheritsched(&a, PTHREAD_INHERIT_SCHED);
 		r = pthread_create(&waker, &a, waker_main, NULL);
 	}
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	pthread_attr_destroy(&a);
 	waker_on = r == 0;
 	return -r;

@@ -65,6 +65,9 @@ for _ in $(seq 100); do [ "$(tracked)" = 0 ] && break; sleep 0.05; done
 [ "$(tracked)" = 0 ] || fail "$(tracked) exited threads still tracked"
 grep -q "exited" "$ISO_TMP/isod.log" || fail "no exit logged"
 stop_isod
+# a SIGTERM ends it cleanly (its threads, the kernel's waker too, leave
+# the signal to the signalfd)
+grep -q "exit: every ISO thread" "$ISO_TMP/isod.log" || fail "isod did not exit cleanly on SIGTERM"
 
 # the budget, with the guard off: spinners after a long sleep, with
 # sleepers beside them, are demoted when ISO passes iso_cpu
