@@ -30,7 +30,7 @@ static void on_acct_event(void *ctx, const struct acct_event *ev)
 		e = tasks_find(&d->tasks, (pid_t)ev->tid);
 		if (e && (size_t)(e - d->tasks.t) == ev->slot &&
 		    e->starttime == acct_start_ticks(ev->start_ns, hz)) {
-			log_debug("thread %d exited", (int)e->tid);
+			log_debug("thread %d exited (the kernel's report)", (int)e->tid);
 			isod_forget(d, e);
 			atomic_store(&d->state_dirty, true);
 		}
