@@ -246,7 +246,19 @@ void acct_look_track(const struct tracked *e, uint32_t slot, bool in_map)
 
 void acct_look_untrack(const struct tracked *e)
 {
-	set_must(acct_look_slot(e), false);
+	uint32_t slot = acct_look_slot(e);
+
+	set_must(slot, false);
+	if (slot >= cap_slots)
+		return;
+	/* out of the map (done): a mark it left where it was preempted
+	 * would keep isod from ever being quiet */
+	for (int c = 0; c < ncpus_seen; c++) {
+		uint32_t m = slot + 1;
+
+		(void)__atomic_compare_exchange_n(&acct_skel->bss->on_cpu[c], &m, 0, false,
+						  __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+	}
 }
 
 void acct_look_seen(const struct tracked *e, bool seen)

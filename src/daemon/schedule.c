@@ -81,7 +81,7 @@ int64_t isod_plan(const struct isod *d, int64_t now_ns)
 {
 	int64_t burst_ns = (int64_t)d->cfg.burst_ms * 1000000;
 	struct iso_plan p;
-	int64_t at;
+	int64_t at, base;
 
 	iso_plan_begin(&p);
 	/* nothing runs, and the kernel says when something does
@@ -98,7 +98,9 @@ int64_t isod_plan(const struct isod *d, int64_t now_ns)
 	at = iso_plan_end(&p, &d->engine, &d->share, now_ns, (int64_t)d->cfg.sample_ms * 1000000);
 	/* a bound on what a wake the server thread is slow to hand on (it
 	 * runs SCHED_OTHER: ISO threads on every CPU starve it) can cost */
-	if (p.quiet && at - now_ns > QUIET_LOOK_NS)
-		at = now_ns + QUIET_LOOK_NS;
+	/* from the last check, so that re-plans cannot push it on */
+	base = d->engine.budget.started ? d->engine.budget.last_ns : now_ns;
+	if (p.quiet && at - base > QUIET_LOOK_NS)
+		at = base + QUIET_LOOK_NS;
 	return at;
 }

@@ -139,6 +139,7 @@ int BPF_PROG(isod_acct_switch, bool preempt, struct task_struct *prev, struct ta
 {
 	__u64 now = bpf_ktime_get_ns();
 	__u32 zero = 0, prio = 0, tid, cpu_id = bpf_get_smp_processor_id(), mark = 0;
+	int keep = 1; /* an untracked task follows an untracked one */
 	struct acct_cpu *cpu = bpf_map_lookup_elem(&band_time, &zero);
 	struct acct_thread *a;
 	int next_in_band = in_band_user(next, &prio);
@@ -155,6 +156,7 @@ int BPF_PROG(isod_acct_switch, bool preempt, struct task_struct *prev, struct ta
 		/* preempted (by isod's enforcer, say): still runnable here,
 		 * so still "on this CPU" for isod, unless a tracked thread
 		 * takes the CPU */
+		keep = 0;
 		if (preempt && a->slot < ACCT_MAX_SLOTS)
 			mark = a->slot + 1;
 		/* off the CPU first, then the new total: a reader may see
@@ -172,15 +174,21 @@ int BPF_PROG(isod_acct_switch, bool preempt, struct task_struct *prev, struct ta
 		compiler_barrier();
 		*(volatile __u64 *)&a->since_ns = now;
 		mark = slot < ACCT_MAX_SLOTS ? slot + 1 : 0;
+		keep = 0;
+		/* moved here: it is no longer on the CPU it was preempted on */
+		if (a->cpu != cpu_id && a->cpu < ACCT_MAX_CPUS && mark)
+			__sync_val_compare_and_swap(&on_cpu[a->cpu], mark, 0);
+		a->cpu = cpu_id;
 		if (mark_ran(slot) && *(volatile __u32 *)&armed &&
 		    __sync_lock_test_and_set(&armed, 0))
 			event(ACCT_EV_WAKE, tid, slot, 0);
 	} else if (tid && next_in_band && report_strays) {
 		report(next, tid, prio, now);
 	}
-	if (cpu_id < ACCT_MAX_CPUS)
-		*(volatile __u32 *)&on_cpu[cpu_id] = mark;
-	else if (mark)
+	if (cpu_id < ACCT_MAX_CPUS) {
+		if (!keep)
+			*(volatile __u32 *)&on_cpu[cpu_id] = mark;
+	} else if (mark)
 		__sync_lock_test_and_set(&lost, 1);
 	return 0;
 }

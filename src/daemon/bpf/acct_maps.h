@@ -18,7 +18,7 @@ struct acct_thread {
 	__u64 total_ns;
 	__u64 since_ns;
 	__u32 slot; /* isod's task-table index: its bit in ran_bits */
-	__u32 pad;
+	__u32 cpu;  /* the program's: where it switched in last */
 };
 #define ACCT_UNSEEN (~0ULL)
 
@@ -27,8 +27,9 @@ struct acct_thread {
  *             (atomic or); isod takes each word with an atomic exchange
  *             at a check, so no switch-in is lost between the two.
  *  on_cpu     per CPU, slot + 1 of the tracked thread switched in last
- *             and still there, or preempted there by an untracked task
- *             (0: none): a spinner that never switches again.
+ *             and still there, or preempted there (0: none, or it blocked
+ *             there, or moved to another CPU): a spinner that never
+ *             switches again, or one that isod's own threads preempt.
  *  armed      set by isod when no tracked thread ran or runs: the next
  *             switch-in of one clears it and reports ACCT_EV_WAKE.
  *  lost       set by the program when a report could not be written (or
