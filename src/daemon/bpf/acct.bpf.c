@@ -135,7 +135,8 @@ static __always_inline int mark_ran(__u32 slot)
 }
 
 SEC("tp_btf/sched_switch")
-int BPF_PROG(isod_acct_switch, bool preempt, struct task_struct *prev, struct task_struct *next)
+int BPF_PROG(isod_acct_switch, bool preempt, struct task_struct *prev, struct task_struct *next,
+	     unsigned int prev_state)
 {
 	__u64 now = bpf_ktime_get_ns();
 	__u32 zero = 0, prio = 0, tid, cpu_id = bpf_get_smp_processor_id(), mark = 0;
@@ -153,11 +154,12 @@ int BPF_PROG(isod_acct_switch, bool preempt, struct task_struct *prev, struct ta
 	tid = BPF_CORE_READ(prev, pid);
 	a = tid ? bpf_map_lookup_elem(&tracked, &tid) : 0;
 	if (a) {
-		/* preempted (by isod's enforcer, say): still runnable here,
-		 * so still "on this CPU" for isod, unless a tracked thread
-		 * takes the CPU */
+		/* still runnable (preempted, by isod's enforcer say, in the
+		 * kernel or on its way back to user space: "preempt" is false
+		 * then): still "on this CPU" for isod, unless a tracked thread
+		 * takes the CPU. prev_state 0: TASK_RUNNING */
 		keep = 0;
-		if (preempt && a->slot < ACCT_MAX_SLOTS)
+		if (prev_state == 0 && a->slot < ACCT_MAX_SLOTS)
 			mark = a->slot + 1;
 		/* off the CPU first, then the new total: a reader may see
 		 * too little for a moment, never too much (acct_maps.h) */
