@@ -1,11 +1,14 @@
 /* accounting_proc.c — the proc accounting: a thread's CPU time and wait
  * from /proc/PID/task/TID/schedstat (through the identity handle the task
  * table keeps open: one pread per sample, no allocation), its voluntary
- * context switches from .../status. */
+ * context switches from .../status, its CPU (scope per-cpu) from .../stat. */
 #include "accounting.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
 #include <stdio.h>
 #include <unistd.h>
 
@@ -48,6 +51,62 @@ static int proc_voluntary_switches(const char *proc, const struct tracked *e,
 	return r;
 }
 
+int parse_stat_processor(const char *buf, int *cpu)
+{
+	/* comm may contain anything, even ") "; fields resume after the
+	 * last ')', which ends field 2 */
+	const char *p = strrchr(buf, ')');
+	int fieldno = 2;
+
+	if (!p)
+		return -EBADMSG;
+	for (p++; *p;) {
+		char *end;
+		long v;
+
+		while (*p == ' ')
+			p++;
+		if (!*p)
+			break;
+		if (++fieldno == 39) {
+			if (*p < '0' || *p > '9')
+				return -EBADMSG;
+			errno = 0;
+			v = strtol(p, &end, 10);
+			if (errno || v > INT_MAX || (*end != ' ' && *end != '\n' && *end))
+				return -EBADMSG;
+			*cpu = (int)v;
+			return 0;
+		}
+		while (*p && *p != ' ')
+			p++;
+	}
+	return -EBADMSG;
+}
+
+static int proc_last_cpu(const char *proc, const struct tracked *e, int *cpu)
+{
+	char path[128], buf[1024];
+	ssize_t n;
+	int fd, r;
+
+	snprintf(path, sizeof(path), "%s/%d/task/%d/stat", proc, (int)e->pid, (int)e->tid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT ? -ESRCH : -errno;
+	n = read(fd, buf, sizeof(buf) - 1);
+	r = n < 0 ? -errno : 0;
+	close(fd);
+	if (r < 0)
+		return r;
+	buf[n] = '\0';
+	r = parse_stat_processor(buf, cpu);
+	/* the number may name a successor by now: the handle tells */
+	if (r == 0 && !tasks_alive(e))
+		r = -ESRCH;
+	return r;
+}
+
 /* every sample reads /proc: nothing to keep per thread */
 static void proc_track(const struct tracked *e)
 {
@@ -58,6 +117,7 @@ const struct accounting accounting_proc = {
 	.name = "proc",
 	.sample = proc_sample,
 	.voluntary_switches = proc_voluntary_switches,
+	.last_cpu = proc_last_cpu,
 	.track = proc_track,
 	.untrack = proc_track,
 };

@@ -74,6 +74,7 @@ int tasks_open(const char *proc, pid_t pid, pid_t tid, struct tracked *e)
 	int r;
 
 	e->statfd = -1;
+	e->cpu = ISO_CPU_UNKNOWN;
 	/* start time before and after opening: the handle we got belongs to
 	 * the thread we checked, not to a successor that reused the TID */
 	r = read_thread_starttime(proc, tid, &before);
