@@ -41,14 +41,6 @@ static bool in_range(const struct iso_percpu *p, int cpu)
 	return cpu >= 0 && (unsigned)cpu < p->ncpus;
 }
 
-void iso_percpu_begin(struct iso_percpu *p)
-{
-	for (unsigned i = 0; i < p->ncpus; i++) {
-		p->cpus[i].pending_ns = 0;
-		p->cpus[i].changed = false;
-	}
-}
-
 int iso_percpu_charge(struct iso_percpu *p, int *charged_cpu, const struct iso_task *task,
 		      int cpu, uint64_t iso_ns)
 {
@@ -74,9 +66,13 @@ int iso_percpu_commit(struct iso_percpu *p, const struct iso_tunables *t, int64_
 
 	if (iso_tunables_check(t, 0) < 0)
 		return -EINVAL;
+	for (unsigned i = 0; i < p->ncpus; i++)
+		p->cpus[i].changed = false;
 	if (!p->on)
 		return 0;
 	if (!p->started) {
+		for (unsigned i = 0; i < p->ncpus; i++)
+			p->cpus[i].pending_ns = 0;
 		p->started = true;
 		p->last_ns = now_ns;
 		return 0;
@@ -95,6 +91,7 @@ int iso_percpu_commit(struct iso_percpu *p, const struct iso_tunables *t, int64_
 		 * just before the read bring time they ran elsewhere; what
 		 * exceeds the interval is fed next (at most one second) */
 		c->carry_ns = 0;
+		c->pending_ns = 0;
 		if (total > cap) {
 			c->carry_ns = total - cap;
 			if (c->carry_ns > 1000000000ull)

@@ -23,7 +23,6 @@
  *
  * Pure, like the engine; the CPU table is storage the caller provides.
  * One step, beside the engine's:
- *     iso_percpu_begin(p);
  *     for each task read: iso_percpu_charge(p, &charged_cpu, task,
  *                             cpu_read, iso_task_iso_delta(task, cpu_ns));
  *                         (before iso_engine_account*, which moves the baseline)
@@ -72,7 +71,6 @@ struct iso_percpu {
 /* cpus: ncpus entries (the possible CPUs, not only the online ones). */
 int iso_percpu_init(struct iso_percpu *p, struct iso_percpu_cpu *cpus, unsigned ncpus,
 		    enum iso_scope scope);
-void iso_percpu_begin(struct iso_percpu *p);
 /* One read of task: it was on cpu (as read) and used iso_ns as ISO since
  * its previous read (iso_task_iso_delta). A running task's *charged_cpu
  * becomes cpu and iso_ns counts for it; a demoted one keeps its
@@ -80,8 +78,9 @@ void iso_percpu_begin(struct iso_percpu *p);
  * CPU) for a number outside 0..ncpus-1. */
 int iso_percpu_charge(struct iso_percpu *p, int *charged_cpu, const struct iso_task *task,
 		      int cpu, uint64_t iso_ns);
-/* Feed every CPU's average over the time since the previous commit and
- * decide which CPUs are over iso_cpu. */
+/* Feed every CPU's average with what was charged since the previous
+ * commit, over the time since then, and decide which CPUs are over
+ * iso_cpu. Time that did not pass keeps the charges for the next one. */
 int iso_percpu_commit(struct iso_percpu *p, const struct iso_tunables *t, int64_t now_ns);
 /* Is cpu over iso_cpu now? false when off or out of range. */
 bool iso_percpu_over(const struct iso_percpu *p, int cpu);

@@ -60,7 +60,6 @@ static void m_init(struct machine *m, enum iso_scope scope, struct task *t, size
 static void m_sample(struct machine *m)
 {
 	iso_engine_begin(&m->e);
-	iso_percpu_begin(&m->p);
 	for (size_t i = 0; i < m->n; i++) {
 		struct task *k = &m->t[i];
 
