@@ -280,6 +280,58 @@ static void test_horizon(void **state)
 	assert_true(isinf(iso_percpu_horizon_s(&m.p, &m.tun, 2, ISO_PLAN_LAG_PCT, m.now)));
 }
 
+/* As isod runs: a check only when the plan says (floor 10 ms). One
+ * runaway on CPU 0 of two is 50 % of the machine, which the global plan
+ * never needs to look at (M = 51 % < iso_cpu): only the per-CPU horizon
+ * brings the checks that demote it, at the same moments as sampling every
+ * 10 ms, within a sample. Returns the first demotion (0: none in 20 s). */
+static int64_t planned_first_demotion(bool with_percpu_horizon, uint64_t *checks)
+{
+	struct task t[1] = { { .cpu = 0, .demand = 1.0 } };
+	struct machine m;
+	struct iso_plan p;
+	int64_t next = 0;
+
+	m_init(&m, ISO_SCOPE_PER_CPU, t, 1);
+	*checks = 0;
+	while (m.now < 20 * SEC) {
+		m.now += MS;
+		t[0].cpu_ns += MS;
+		if (m.now < next)
+			continue;
+		m_sample(&m);
+		(*checks)++;
+		if (t[0].t.demoted)
+			return m.now;
+		iso_plan_begin(&p);
+		iso_plan_task(&p, &m.e, &t[0].t);
+		if (with_percpu_horizon)
+			p.percpu = &m.p;
+		next = iso_plan_end(&p, &m.e, &m.s, m.now, 10 * MS);
+	}
+	return 0;
+}
+
+static void test_planned_checks(void **state)
+{
+	struct task t[1] = { { .cpu = 0, .demand = 1.0 } };
+	struct machine m;
+	int64_t sampled = 0, planned;
+	uint64_t checks;
+
+	(void)state;
+	m_init(&m, ISO_SCOPE_PER_CPU, t, 1);
+	while (!t[0].t.demoted && m.now < 20 * SEC)
+		m_run(&m, 1);
+	sampled = m.now;
+	planned = planned_first_demotion(true, &checks);
+	assert_true(planned > 0);
+	assert_true(planned >= sampled - 10 * MS && planned <= sampled + 10 * MS);
+	/* a handful of checks, not one every 10 ms */
+	assert_true(checks < 100);
+	assert_int_equal(planned_first_demotion(false, &checks), 0);
+}
+
 static void test_scope_names(void **state)
 {
 	enum iso_scope s;
@@ -308,6 +360,7 @@ int main(void)
 		cmocka_unit_test(test_cpu_out_of_range),
 		cmocka_unit_test(test_other_rules_kept),
 		cmocka_unit_test(test_horizon),
+		cmocka_unit_test(test_planned_checks),
 		cmocka_unit_test(test_scope_names),
 	};
 
