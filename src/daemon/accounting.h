@@ -31,9 +31,10 @@ struct accounting {
 	 * the burst guard suspects). proc: the /proc root isod reads. */
 	int (*voluntary_switches)(const char *proc, const struct tracked *e, uint64_t *nvcsw);
 	/* The CPU e was on at its last switch (scope per-cpu): proc reads
-	 * `processor` of /proc/PID/task/TID/stat (~10 us), bpf takes it from
-	 * the map. Not range-checked here (iso_percpu_charge does). */
-	int (*last_cpu)(const char *proc, const struct tracked *e, int *cpu);
+	 * `processor` of /proc/PID/task/TID/stat (a handle opened at the
+	 * first read and kept in e->cpufd), bpf takes it from the map. Not
+	 * range-checked here (iso_percpu_charge does). */
+	int (*last_cpu)(const char *proc, struct tracked *e, int *cpu);
 	/* e joins / leaves the task table (grants.c): bpf counts it in the
 	 * kernel from now on, or no more; proc has nothing to do. */
 	void (*track)(const struct tracked *e);

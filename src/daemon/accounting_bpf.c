@@ -136,7 +136,7 @@ static int bpf_sample(struct tracked *e)
 }
 
 /* the map's CPU once the program saw it switch in, else /proc's */
-static int bpf_last_cpu(const char *proc, const struct tracked *e, int *cpu)
+static int bpf_last_cpu(const char *proc, struct tracked *e, int *cpu)
 {
 	struct acct_thread v;
 

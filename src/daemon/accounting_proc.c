@@ -84,27 +84,30 @@ int parse_stat_processor(const char *buf, int *cpu)
 	return -EBADMSG;
 }
 
-static int proc_last_cpu(const char *proc, const struct tracked *e, int *cpu)
+static int proc_last_cpu(const char *proc, struct tracked *e, int *cpu)
 {
 	char path[128], buf[1024];
 	ssize_t n;
-	int fd, r;
 
-	snprintf(path, sizeof(path), "%s/%d/task/%d/stat", proc, (int)e->pid, (int)e->tid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return errno == ENOENT ? -ESRCH : -errno;
-	n = read(fd, buf, sizeof(buf) - 1);
-	r = n < 0 ? -errno : 0;
-	close(fd);
-	if (r < 0)
-		return r;
+	if (e->cpufd < 0) {
+		snprintf(path, sizeof(path), "%s/%d/task/%d/stat", proc, (int)e->pid, (int)e->tid);
+		e->cpufd = open(path, O_RDONLY | O_CLOEXEC);
+		if (e->cpufd < 0)
+			return errno == ENOENT ? -ESRCH : -errno;
+		/* the path may have named a successor: the identity handle
+		 * still reads only while the thread we pinned lives, and a
+		 * TID is not reused while it does */
+		if (!tasks_alive(e)) {
+			close(e->cpufd);
+			e->cpufd = -1;
+			return -ESRCH;
+		}
+	}
+	n = pread(e->cpufd, buf, sizeof(buf) - 1, 0);
+	if (n <= 0)
+		return -ESRCH;
 	buf[n] = '\0';
-	r = parse_stat_processor(buf, cpu);
-	/* the number may name a successor by now: the handle tells */
-	if (r == 0 && !tasks_alive(e))
-		r = -ESRCH;
-	return r;
+	return parse_stat_processor(buf, cpu);
 }
 
 /* every sample reads /proc: nothing to keep per thread */

@@ -44,6 +44,8 @@ struct tracked {
 	uint64_t wait_ns; /* runnable, not running (schedstat), for the guard */
 	int cpu;          /* scope per-cpu: the CPU its ISO time is charged to
 			   * (iso_percpu_charge); ISO_CPU_UNKNOWN until read */
+	int cpufd;        /* scope per-cpu, proc accounting: .../stat, opened
+			   * at its first read and kept (-1: not open) */
 	struct iso_task core;   /* the engine's view, its decision included */
 	enum applied applied;   /* the scheduler's state as isod set it */
 	struct iso_burst burst; /* the burst guard's view of it (iso_burst.h) */
