@@ -16,7 +16,9 @@
  * The stall cap's bucket can fill no faster than with M of the machine ISO
  * and drain no faster than with none. The burst guard's horizons are its
  * own (iso_plan_guard). The plan is the minimum of all of these, floored
- * at the sampling interval: that becomes a minimum, not a period.
+ * at the sampling interval: that becomes a minimum, not a period (a
+ * crossing predicted inside it is still checked at its time, see
+ * ISO_PLAN_CONFIRM_NS).
  *
  * Use, after a step's decisions:
  *     iso_plan_begin(&p);
@@ -35,6 +37,8 @@
 #include "iso_engine.h"
 #include "iso_share.h"
 
+struct iso_percpu;
+
 #define ISO_PLAN_NEVER INT64_MAX
 /* Percent points on top of 100·n/ncpus: schedstat's CPU time of a running
  * thread lags by up to a tick, so one interval can show a little more
@@ -44,6 +48,12 @@
  * moment itself the worst case has only reached the limit (a change needs
  * usage above it), just after it the worst case has changed a decision. */
 #define ISO_PLAN_PAST_NS 1000
+/* The least time between two checks when the second confirms a predicted
+ * crossing of a limit (the budget's, a thread's, a user's share, the stall
+ * cap) that falls inside the floor (sample_ms): a runaway is demoted about
+ * when the exact model says, not up to sample_ms later. At most 1000
+ * checks a second, and only while usage sits within a hair of a limit. */
+#define ISO_PLAN_CONFIRM_NS 1000000
 
 struct iso_plan {
 	bool any;            /* a task was planned */
@@ -56,6 +66,9 @@ struct iso_plan {
 	 * accounting's wake, accounting.h). Until then no use can rise: only
 	 * falls (restores) and the guard's demotions have horizons. */
 	bool quiet;
+	/* scope per-cpu: each CPU's average too (iso_percpu.h); the caller
+	 * sets it after iso_plan_begin, NULL: none */
+	const struct iso_percpu *percpu;
 };
 
 void iso_plan_begin(struct iso_plan *p);
@@ -72,7 +85,9 @@ void iso_plan_task(struct iso_plan *p, const struct iso_engine *e, const struct 
 void iso_plan_guard(struct iso_plan *p, const struct iso_burst *b, int64_t burst_ns);
 
 /* The time of the next check, absolute (the clock of the engine's steps):
- * never before the last step (or now_ns, before any) plus floor_ns, or
+ * never before the last step (or now_ns, before any) plus floor_ns —
+ * except a predicted crossing of a limit inside the floor, checked at its
+ * time but no sooner than ISO_PLAN_CONFIRM_NS after the last step — or
  * ISO_PLAN_NEVER when no task was planned. share may be NULL. */
 int64_t iso_plan_end(const struct iso_plan *p, const struct iso_engine *e,
 		     const struct iso_share *share, int64_t now_ns, int64_t floor_ns);

@@ -137,6 +137,18 @@ static int bpf_sample(struct tracked *e)
 	return 0;
 }
 
+/* the map's CPU once the program saw it switch in, else /proc's */
+static int bpf_last_cpu(const char *proc, struct tracked *e, int *cpu)
+{
+	struct acct_thread v;
+
+	if (entry_of(e, monotonic_ns(), &v) && v.since_ns != ACCT_UNSEEN && v.cpu <= INT32_MAX) {
+		*cpu = (int)v.cpu;
+		return 0;
+	}
+	return accounting_proc.last_cpu(proc, e, cpu);
+}
+
 static void bpf_track(const struct tracked *e)
 {
 	uint32_t slot = acct_look_slot(e);
@@ -179,6 +191,7 @@ const struct accounting accounting_bpf = {
 	.name = "bpf",
 	.sample = bpf_sample,
 	.voluntary_switches = bpf_voluntary_switches,
+	.last_cpu = bpf_last_cpu,
 	.track = bpf_track,
 	.untrack = bpf_untrack,
 	.look_begin = acct_look_begin,

@@ -95,6 +95,7 @@ int64_t isod_plan(const struct isod *d, int64_t now_ns)
 		iso_plan_task(&p, &d->engine, &e->core);
 		iso_plan_guard(&p, &e->burst, burst_ns);
 	}
+	p.percpu = &d->percpu;
 	at = iso_plan_end(&p, &d->engine, &d->share, now_ns, (int64_t)d->cfg.sample_ms * 1000000);
 	/* a bound on what a wake the server thread is slow to hand on (it
 	 * runs SCHED_OTHER: ISO threads on every CPU starve it) can cost */

@@ -170,17 +170,17 @@ int BPF_PROG(isod_acct_switch, bool preempt, struct task_struct *prev, struct ta
 	tid = BPF_CORE_READ(next, pid);
 	a = tid ? bpf_map_lookup_elem(&tracked, &tid) : 0;
 	if (a) {
-		__u32 slot = a->slot;
+		__u32 slot = a->slot, was_on = a->cpu;
 
+		a->cpu = cpu_id;
 		*(volatile __u64 *)&a->total_ns = BPF_CORE_READ(next, se.sum_exec_runtime);
 		compiler_barrier();
 		*(volatile __u64 *)&a->since_ns = now;
 		mark = slot < ACCT_MAX_SLOTS ? slot + 1 : 0;
 		keep = 0;
 		/* moved here: it is no longer on the CPU it was preempted on */
-		if (a->cpu != cpu_id && a->cpu < ACCT_MAX_CPUS && mark)
-			__sync_val_compare_and_swap(&on_cpu[a->cpu], mark, 0);
-		a->cpu = cpu_id;
+		if (was_on != cpu_id && was_on < ACCT_MAX_CPUS && mark)
+			__sync_val_compare_and_swap(&on_cpu[was_on], mark, 0);
 		if (mark_ran(slot) && *(volatile __u32 *)&armed &&
 		    __sync_lock_test_and_set(&armed, 0))
 			event(ACCT_EV_WAKE, tid, slot, 0);
