@@ -57,6 +57,11 @@ void acct_bpf_unbind(void)
 {
 }
 
+int64_t acct_bpf_woken_ns(void)
+{
+	return INT64_MAX;
+}
+
 int acct_bpf_band_ns(uint64_t *ns)
 {
 	(void)ns;

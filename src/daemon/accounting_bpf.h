@@ -40,6 +40,11 @@ void acct_bpf_report_strays(bool on);
 int acct_bpf_bind(const struct tracked *table, void (*fn)(void *ctx, const struct acct_event *ev),
 		  void *ctx, int prio);
 void acct_bpf_unbind(void);
+/* The kernel's wake since the last (quiet) plan, CLOCK_MONOTONIC ns, not
+ * yet planned for (INT64_MAX: none): the watchdog counts the enforcer's
+ * lateness from it (a starved enforcer's waker is starved too). Any
+ * thread. */
+int64_t acct_bpf_woken_ns(void);
 /* Nanoseconds users' threads spent at a band priority, all CPUs, since
  * the program was loaded. */
 int acct_bpf_band_ns(uint64_t *ns);

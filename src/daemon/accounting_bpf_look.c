@@ -21,6 +21,7 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "accounting_bpf.h"
@@ -46,6 +47,8 @@ static bool pending_all; /* the next check reads every thread */
 static bool read_all, many; /* this check's */
 static uint64_t last_full_ns;
 static const struct tracked *table;
+static bool quiet_armed; /* the last plan armed the kernel (read by the server thread) */
+static int64_t armed_at;  /* then (CLOCK_MONOTONIC ns): an older wake is not this one's */
 static void (*event_fn)(void *ctx, const struct acct_event *ev);
 static void *event_ctx;
 static struct acct_cpu *cpu_now; /* a read of "band_time", for acct_look_track */
@@ -318,6 +321,10 @@ bool acct_look_quiet(void)
 	struct isod_acct__bss *bss = acct_skel->bss;
 	bool busy = n_must > 0 || pending_all || !waker_on;
 
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	__atomic_store_n(&armed_at, (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec, __ATOMIC_SEQ_CST);
 	/* arm first, then look (the header's memory order) */
 	__atomic_store_n(&bss->armed, 1, __ATOMIC_SEQ_CST);
 	busy = busy || __atomic_load_n(&bss->lost, __ATOMIC_SEQ_CST);
@@ -327,5 +334,21 @@ bool acct_look_quiet(void)
 		busy = __atomic_load_n(&bss->on_cpu[c], __ATOMIC_SEQ_CST) != 0;
 	if (busy)
 		__atomic_store_n(&bss->armed, 0, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&quiet_armed, !busy, __ATOMIC_SEQ_CST);
 	return !busy;
+}
+
+int64_t acct_bpf_woken_ns(void)
+{
+	uint64_t t;
+
+	if (!acct_skel || !__atomic_load_n(&quiet_armed, __ATOMIC_SEQ_CST) ||
+	    __atomic_load_n(&acct_skel->bss->armed, __ATOMIC_SEQ_CST))
+		return INT64_MAX;
+	t = __atomic_load_n(&acct_skel->bss->woke_ns, __ATOMIC_SEQ_CST);
+	/* the program writes the time just after it disarms: until then
+	 * the time read is an older wake's */
+	if (t > INT64_MAX || (int64_t)t < __atomic_load_n(&armed_at, __ATOMIC_SEQ_CST))
+		return INT64_MAX;
+	return (int64_t)t;
 }

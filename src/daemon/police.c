@@ -6,6 +6,7 @@
 
 #include <errno.h>
 
+#include "accounting_bpf.h"
 #include "actuator.h"
 #include "grants.h"
 #include "iso_plan.h"
@@ -193,16 +194,19 @@ void isod_watchdog(struct isod *d, int64_t now_ns)
 	/* late for the check it planned: it sleeps until a decision can
 	 * change, so only lateness tells a starved enforcer; a grant or an
 	 * exit makes it due at once (isod_replan) */
-	int64_t due = atomic_load(&d->due_ns);
+	int64_t due = atomic_load(&d->due_ns), woke = acct_bpf_woken_ns();
 	int64_t limit = 50 * (int64_t)d->cfg.sample_ms * 1000000;
 	int n = 0;
 
 	if (limit < 500000000)
 		limit = 500000000;
+	/* a quiet plan's check is due at the kernel's wake (schedule.c) */
+	if (woke < due)
+		due = woke;
 	if (due == ISO_PLAN_NEVER || now_ns - due < limit ||
 	    pthread_mutex_trylock(&d->lock) != 0)
 		return;
-	if (!d->watchdog_fired && atomic_load(&d->due_ns) == due) {
+	if (!d->watchdog_fired && (atomic_load(&d->due_ns) == due || woke == due)) {
 		d->watchdog_fired = true;
 		TASKS_FOREACH(&d->tasks, e) {
 			if (e->applied == APPLIED_OTHER)

@@ -31,6 +31,7 @@ __u64 ran_bits[ACCT_SLOT_WORDS];
 __u32 on_cpu[ACCT_MAX_CPUS];
 __u32 armed;
 __u32 lost;
+__u64 woke_ns; /* when it last cleared armed */
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -182,8 +183,10 @@ int BPF_PROG(isod_acct_switch, bool preempt, struct task_struct *prev, struct ta
 		if (was_on != cpu_id && was_on < ACCT_MAX_CPUS && mark)
 			__sync_val_compare_and_swap(&on_cpu[was_on], mark, 0);
 		if (mark_ran(slot) && *(volatile __u32 *)&armed &&
-		    __sync_lock_test_and_set(&armed, 0))
+		    __sync_lock_test_and_set(&armed, 0)) {
+			*(volatile __u64 *)&woke_ns = now;
 			event(ACCT_EV_WAKE, tid, slot, 0);
+		}
 	} else if (tid && next_in_band && report_strays) {
 		report(next, tid, prio, now);
 	}
