@@ -55,6 +55,11 @@ bool backend_poll(int64_t now_ns)
 	return scx_poll(now_ns);
 }
 
+bool backend_may_switch(void)
+{
+	return scx_may_switch();
+}
+
 void backend_close(void)
 {
 	scx_close();

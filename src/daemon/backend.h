@@ -81,6 +81,13 @@ int backend_setup(enum backend_kind want, const char *pin_dir, const char *sysfs
  * backend_current() changed, or scx_iso was reloaded in between (new
  * maps): the caller must re-apply every thread. */
 bool backend_poll(int64_t now_ns);
+/* Can the backend change under isod (scx_iso may load, unload or restart:
+ * the setting is not kernel RT and this kernel has sched_ext)? Then the
+ * enforcer must look (backend_poll) even when no decision can change:
+ * nothing tells isod of a new scx_iso instance. */
+bool backend_may_switch(void);
+/* How often the enforcer looks then, at the longest. */
+#define BACKEND_LOOK_NS 1000000000LL
 /* Release what the backends hold (map descriptors). */
 void backend_close(void);
 /* No system call changes anything; every grant and demotion succeeds

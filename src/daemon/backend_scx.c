@@ -34,6 +34,9 @@ static struct {
 	 * no call takes mu, and the crash handler never does. */
 	atomic_bool active;
 	bool reloaded;
+	/* the kernel has sched_ext (its sysfs directory), seen at setup: it
+	 * cannot come later (read without mu: written only at setup) */
+	atomic_bool has_sched_ext;
 	int64_t last_poll;
 	struct scx_iso_tune sent; /* what scx_iso was last given; 0: nothing */
 } scx = {
@@ -198,6 +201,7 @@ int scx_setup(enum backend_kind k, const char *dir, const char *sysfs)
 		snprintf(scx.sysfs_dir, sizeof(scx.sysfs_dir), "%s", sysfs);
 	atomic_store(&scx.active, false);
 	atomic_store(&scx.active, evaluate());
+	atomic_store(&scx.has_sched_ext, access(scx.sysfs_dir, F_OK) == 0);
 	if (k == BACKEND_SCX && !atomic_load(&scx.active))
 		r = -ENODEV;
 	pthread_mutex_unlock(&scx.mu);
@@ -225,6 +229,11 @@ bool scx_poll(int64_t now_ns)
 	scx.reloaded = false;
 	pthread_mutex_unlock(&scx.mu);
 	return changed;
+}
+
+bool scx_may_switch(void)
+{
+	return scx.want != BACKEND_KERNEL_RT && atomic_load(&scx.has_sched_ext);
 }
 
 void scx_close(void)

@@ -20,6 +20,8 @@ int scx_setup(enum backend_kind want, const char *pin_dir, const char *sysfs);
 bool scx_active(void);
 /* See backend_poll. */
 bool scx_poll(int64_t now_ns);
+/* backend_may_switch (backend.h) */
+bool scx_may_switch(void);
 void scx_close(void);
 /* Unmark tid, for the crash handler: no lock, no allocation, no logging (a
  * map descriptor closed under it makes the call fail harmlessly). */

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "accounting_bpf.h"
+#include "backend.h"
 #include "grants.h"
 #include "iso_plan.h"
 #include "log.h"
@@ -103,5 +104,9 @@ int64_t isod_plan(const struct isod *d, int64_t now_ns)
 	base = d->engine.budget.started ? d->engine.budget.last_ns : now_ns;
 	if (p.quiet && at - base > QUIET_LOOK_NS)
 		at = base + QUIET_LOOK_NS;
+	/* scx_iso may come, go or restart with new maps: look at least every
+	 * second while a thread is tracked (a grant looks at once) */
+	if (d->tasks.used && backend_may_switch() && at - base > BACKEND_LOOK_NS)
+		at = base + BACKEND_LOOK_NS;
 	return at;
 }
