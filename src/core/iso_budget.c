@@ -23,6 +23,7 @@ void iso_budget_init(struct iso_budget *b)
 	b->refractory = false;
 	b->started = false;
 	b->last_ns = 0;
+	b->prev_ns = 0;
 }
 
 bool iso_over_limit(double usage, unsigned limit_pct, bool was_over)
@@ -43,12 +44,13 @@ int iso_budget_feed(struct iso_budget *b, const struct iso_tunables *t,
 		return -EINVAL;
 	if (!b->started) {
 		b->started = true;
-		b->last_ns = now_ns;
+		b->last_ns = b->prev_ns = now_ns;
 		return 0;
 	}
 	if (now_ns <= b->last_ns)
 		return 0;
 	dt = (double)(now_ns - b->last_ns) / 1e9;
+	b->prev_ns = b->last_ns;
 	b->last_ns = now_ns;
 	/* A long gap (suspend, a stopped daemon) is just a long interval: the
 	 * share is CPU time over elapsed time, so it can only be as high as

@@ -37,6 +37,7 @@ struct iso_budget {
 	bool refractory; /* usage went above iso_cpu and not yet below 90 % of it */
 	bool started;    /* last_ns is valid */
 	int64_t last_ns; /* monotonic time of the previous feed */
+	int64_t prev_ns; /* and of the one before it (last_ns until a second) */
 };
 
 void iso_budget_init(struct iso_budget *b);

@@ -143,9 +143,19 @@ int64_t iso_plan_end(const struct iso_plan *p, const struct iso_engine *e,
 	 * before it found usage just short of a limit (the threads ran a
 	 * little less than all-out), and waiting out the floor would let a
 	 * runaway overshoot by up to sample_ms. Never sooner than
-	 * ISO_PLAN_CONFIRM_NS after the last step, which bounds the rate
-	 * while usage sits a hair below a limit. */
-	if (crossing < at)
-		at = crossing > base + ISO_PLAN_CONFIRM_NS ? crossing : base + ISO_PLAN_CONFIRM_NS;
+	 * ISO_PLAN_CONFIRM_NS after the last step, and only after a gap of
+	 * a floor, or in a chain that converges: each confirmation less than
+	 * half as far as the gap before it. The threads run a little below
+	 * the worst case the horizon assumes, so the chain closes in on the
+	 * crossing in a few steps; usage that only sits a hair below a limit
+	 * does not shrink the horizon and waits the floor. At most
+	 * log2(floor/ISO_PLAN_CONFIRM_NS) + 1 checks per floor. */
+	if (crossing < at) {
+		int64_t gap = b->last_ns - b->prev_ns;
+
+		if (gap >= floor_ns || 2 * (crossing - base) < gap)
+			at = crossing > base + ISO_PLAN_CONFIRM_NS ? crossing
+								 : base + ISO_PLAN_CONFIRM_NS;
+	}
 	return at;
 }

@@ -51,8 +51,10 @@ struct iso_percpu;
 /* The least time between two checks when the second confirms a predicted
  * crossing of a limit (the budget's, a thread's, a user's share, the stall
  * cap) that falls inside the floor (sample_ms): a runaway is demoted about
- * when the exact model says, not up to sample_ms later. At most 1000
- * checks a second, and only while usage sits within a hair of a limit. */
+ * when the exact model says, not up to sample_ms later. Such checks come
+ * after a gap of a floor or in a converging chain (each less than half as
+ * far as the gap before): a few per floor at most (iso_plan_end). The
+ * enforcer also rests as long as its last check took (enforcer.c). */
 #define ISO_PLAN_CONFIRM_NS 1000000
 
 struct iso_plan {

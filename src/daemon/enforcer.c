@@ -37,8 +37,12 @@ static void sleep_until(struct isod *d, int64_t due)
 static void *enforcer_main(void *arg)
 {
 	struct isod *d = arg;
-	struct timespec t0, c0, c1;
+	struct timespec t0, t1, c0, c1;
 	int64_t due = ISO_PLAN_NEVER;
+	/* rest at least as long as the last check took: a check of many
+	 * threads can take longer than the least gap the plan allows, and
+	 * back to back the enforcer would hold the lock (and a CPU) for good */
+	int64_t rest_until = 0;
 
 	/* the crash handler needs a stack of its own in every thread */
 	if (crash_thread_stack() < 0)
@@ -55,8 +59,8 @@ static void *enforcer_main(void *arg)
 			due = isod_plan(d, ts_ns(&t0));
 			atomic_store(&d->due_ns, due);
 		}
-		if (due > ts_ns(&t0)) {
-			sleep_until(d, due);
+		if (due > ts_ns(&t0) || rest_until > ts_ns(&t0)) {
+			sleep_until(d, due > rest_until ? due : rest_until);
 			continue;
 		}
 		/* the cost counted is CPU time: preemption is not isod's cost */
@@ -70,6 +74,8 @@ static void *enforcer_main(void *arg)
 		d->replan = false;
 		due = isod_plan(d, ts_ns(&t0));
 		atomic_store(&d->due_ns, due);
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		rest_until = 2 * ts_ns(&t1) - ts_ns(&t0);
 		clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c1);
 		d->sample_ns_total += (uint64_t)(ts_ns(&c1) - ts_ns(&c0));
 	}

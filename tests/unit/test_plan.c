@@ -203,8 +203,12 @@ static void run_planned(struct run *r, const struct trace *tr)
 		unsigned fch = 0, fdem = 0;
 
 		next = plan(r, tr, t);
-		/* the floor, but a predicted crossing is checked at its time */
+		/* the floor, but a predicted crossing is checked at its
+		 * time, in a chain whose gaps at least halve */
 		assert_true(next >= t + ISO_PLAN_CONFIRM_NS);
+		assert_true(next >= t + FLOOR || r->e.budget.last_ns - r->e.budget.prev_ns >= FLOOR ||
+			    2 * (next - t) < r->e.budget.last_ns - r->e.budget.prev_ns + ISO_PLAN_PAST_NS ||
+			    next == t + ISO_PLAN_CONFIRM_NS || r->steps < 2);
 		if (in_gap(tr, next))
 			next = tr->gap_to; /* isod runs again */
 		if (next > tr->end)
@@ -425,7 +429,8 @@ static void test_horizons(void **state)
 	assert_true(llabs(iso_plan_end(&p, &e, NULL, 0, FLOOR) -
 			  (int64_t)(5e9 * log(51.0 / 31))) < 1000 + ISO_PLAN_PAST_NS);
 	/* a crossing predicted inside the floor is checked at its time
-	 * (from the last step, at 0) ... */
+	 * (from the last step, at 0, a floor after the one before) ... */
+	e.budget.prev_ns = -FLOOR;
 	e.budget.usage = 69.99;
 	iso_plan_begin(&p);
 	iso_plan_task(&p, &e, &t[0]);
@@ -435,6 +440,15 @@ static void test_horizons(void **state)
 	/* ... but no sooner than ISO_PLAN_CONFIRM_NS after the last step */
 	e.budget.usage = 69.99999;
 	assert_true(iso_plan_end(&p, &e, NULL, 5 * SEC, FLOOR) == ISO_PLAN_CONFIRM_NS);
+	/* ... in a chain only while it converges: after a confirmation
+	 * 3 ms after the step before, one 1.67 ms on is not half as far */
+	e.budget.usage = 69.99;
+	e.budget.prev_ns = -3 * MS;
+	assert_true(iso_plan_end(&p, &e, NULL, 5 * SEC, FLOOR) == FLOOR);
+	/* one 1.67 ms on after a gap of 4 ms is */
+	e.budget.prev_ns = -4 * MS;
+	assert_true(iso_plan_end(&p, &e, NULL, 5 * SEC, FLOOR) < 2 * MS);
+	e.budget.prev_ns = -FLOOR;
 	/* the guard's look is not a crossing: floored */
 	e.budget.usage = 0;
 	p.guard_ns = 2 * MS;
