@@ -94,7 +94,7 @@ audit_ok "D: stale state-file entries"
 # E
 stop_isod
 rm -f "$ISO_TMP/isod.state"
-start_policing_isod
+start_policing_isod --rate-limit 0
 "${NOBODY[@]}" sleep 30 & s1=$!; ISO_CHILDREN+=($!)
 "${NOBODY[@]}" sleep 30 & s2=$!; ISO_CHILDREN+=($!)
 sleep 0.2
@@ -104,6 +104,14 @@ done
 "${NOBODY[@]}" "$ISOCTL" set --normal "$s2" >/dev/null || fail "E: cannot release $s2"
 "${NOBODY[@]}" "$ISOCTL" set --normal "$s1" >/dev/null || fail "E: cannot release $s1"
 "${NOBODY[@]}" "$ISOCTL" set --fifo -p 10 "$s2" >/dev/null || fail "E: cannot grant $s2 again"
+# enough changes to compact the log (statefile.h: past twice the live
+# records plus 256): the compacted file still has the live grant
+for _ in $(seq 140); do
+	"${NOBODY[@]}" "$ISOCTL" set --fifo -p 10 "$s1" >/dev/null || fail "E: cannot grant $s1"
+	"${NOBODY[@]}" "$ISOCTL" set --normal "$s1" >/dev/null || fail "E: cannot release $s1"
+done
+lines=$(wc -l <"$ISO_TMP/isod.state")
+[ "$lines" -lt 280 ] || fail "E: 280 changes, $lines lines: the log was never compacted"
 kill -KILL "$ISOD_PID"; wait "$ISOD_PID" 2>/dev/null; ISOD_PID=
 grep -q "^- $s1 " "$ISO_TMP/isod.state" || fail "E: no release record for $s1: $(cat "$ISO_TMP/isod.state")"
 printf -- '- %s' "$s2" >>"$ISO_TMP/isod.state" # torn: no start time, no newline
