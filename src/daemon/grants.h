@@ -36,6 +36,11 @@ int isod_release(struct isod *d, pid_t tid);
  * isod never forgets a thread without making sure nothing of its process
  * stays kernel RT unpoliced. */
 void isod_forget(struct isod *d, struct tracked *e);
+/* Grants and releases on the server thread leave the enforcer's replan
+ * for the end of the loop round (d->replan set, not signalled): the server
+ * calls this once the round's replies are out, and it wakes the enforcer
+ * if a replan is still wanted. */
+void isod_replan_pending(struct isod *d);
 /* Is every tracked thread where isod put it? An owner may lower its RT
  * thread's priority or drop it to SCHED_OTHER (the kernel lets it); put
  * back isod's grant or demotion. Returns how many were corrected. */
