@@ -116,6 +116,7 @@ static bool sync_state(struct isod *d)
 
 	if (!atomic_exchange(&d->state_dirty, false))
 		return true;
+	statefile_check(d);
 	pthread_mutex_lock(&d->lock);
 	how = statefile_begin(d);
 	pthread_mutex_unlock(&d->lock);

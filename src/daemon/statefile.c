@@ -41,7 +41,7 @@ static void batch_clear(struct state_batch *b)
 int statefile_buf_init(struct statefile_buf *b, unsigned max_threads)
 {
 	memset(b, 0, sizeof(*b));
-	b->fd = -1;
+	b->fd = b->dirfd = -1;
 	b->cap = ((size_t)max_threads + 2) * RECORD_MAX;
 	b->text = malloc(b->cap);
 	if (!b->text || batch_init(&b->pending) < 0 || batch_init(&b->writing) < 0) {
@@ -63,7 +63,9 @@ void statefile_buf_free(struct statefile_buf *b)
 	memset(&b->writing, 0, sizeof(b->writing));
 	if (b->fd >= 0)
 		close(b->fd);
-	b->fd = -1;
+	if (b->dirfd >= 0)
+		close(b->dirfd);
+	b->fd = b->dirfd = -1;
 }
 
 static int format_grant(char *buf, size_t cap, const struct tracked *e)
@@ -135,11 +137,25 @@ static atomic_bool dir_warned;
  * restarted isod would re-grant — or links to other files. Returns the
  * directory fd and sets *base to the file's name in it; -EPERM when
  * others can write it (logged the first time). */
+/* Only root (or isod's own user) can write the open directory fd? */
+static int dir_trusted(int fd, const char *name)
+{
+	struct stat st;
+
+	if (fstat(fd, &st) < 0 || (st.st_uid != 0 && st.st_uid != geteuid()) ||
+	    (st.st_mode & (S_IWGRP | S_IWOTH))) {
+		if (!atomic_exchange(&dir_warned, true))
+			log_error("state file directory %s is writable by others than root (mode %04o, owner %u): not used, grants refused",
+				  name, (unsigned)(st.st_mode & 07777), (unsigned)st.st_uid);
+		return -EPERM;
+	}
+	return 0;
+}
+
 int statefile_open_dir(const char *path, const char **base)
 {
 	char dir[sizeof(((struct isod_config *)0)->state_path)];
 	const char *slash = strrchr(path, '/');
-	struct stat st;
 	size_t n;
 	int fd;
 
@@ -154,12 +170,8 @@ int statefile_open_dir(const char *path, const char **base)
 	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	if (fstat(fd, &st) < 0 || (st.st_uid != 0 && st.st_uid != geteuid()) ||
-	    (st.st_mode & (S_IWGRP | S_IWOTH))) {
+	if (dir_trusted(fd, dir) < 0) {
 		close(fd);
-		if (!atomic_exchange(&dir_warned, true))
-			log_error("state file directory %s is writable by others than root (mode %04o, owner %u): not used, grants refused",
-				  dir, (unsigned)(st.st_mode & 07777), (unsigned)st.st_uid);
 		return -EPERM;
 	}
 	return fd;
@@ -179,7 +191,9 @@ int statefile_store(struct isod *d)
 	/* whatever happens, later changes go to the new file or to none */
 	if (b->fd >= 0)
 		close(b->fd);
-	b->fd = -1;
+	if (b->dirfd >= 0)
+		close(b->dirfd);
+	b->fd = b->dirfd = -1;
 	dfd = statefile_open_dir(d->cfg.state_path, &base);
 	if (dfd < 0)
 		return dfd;
@@ -215,14 +229,16 @@ int statefile_store(struct isod *d)
 	if (r < 0) {
 		(void)unlinkat(dfd, tmp, 0);
 		close(fd);
-	} else {
-		b->fd = fd;
-		b->records = b->snap_records;
-		b->dev = st.st_dev;
-		b->ino = st.st_ino;
+		close(dfd);
+		return r;
 	}
-	close(dfd);
-	return r;
+	/* the directory stays open: each append checks it (fstat) */
+	b->fd = fd;
+	b->dirfd = dfd;
+	b->records = b->snap_records;
+	b->dev = st.st_dev;
+	b->ino = st.st_ino;
+	return 0;
 }
 
 int statefile_write(struct isod *d)
@@ -231,14 +247,15 @@ int statefile_write(struct isod *d)
 	return statefile_store(d);
 }
 
-/* Is the file at the state path still the log isod appends to? Removed
- * (the unit's directory cleaned) or replaced, it is written anew. */
-static bool log_in_place(const struct isod *d)
+void statefile_check(struct isod *d)
 {
+	struct statefile_buf *b = &d->state;
 	struct stat st;
 
-	return d->state.fd >= 0 && lstat(d->cfg.state_path, &st) == 0 &&
-	       st.st_dev == d->state.dev && st.st_ino == d->state.ino;
+	/* removed (the unit's directory cleaned) or replaced, the file, or
+	 * the directory, at the path: it is written anew */
+	b->stale = b->fd < 0 || lstat(d->cfg.state_path, &st) < 0 || st.st_dev != b->dev ||
+		   st.st_ino != b->ino;
 }
 
 enum state_commit statefile_begin(struct isod *d)
@@ -246,7 +263,7 @@ enum state_commit statefile_begin(struct isod *d)
 	struct statefile_buf *b = &d->state;
 	struct state_batch t;
 
-	if (!log_in_place(d) || b->pending.overflow ||
+	if (b->fd < 0 || b->stale || b->pending.overflow ||
 	    b->records + b->pending.records > 2 * d->tasks.used + STATEFILE_SLACK) {
 		/* the snapshot has every change queued so far */
 		statefile_snapshot(d);
@@ -264,17 +281,14 @@ enum state_commit statefile_begin(struct isod *d)
 static int append(struct isod *d)
 {
 	struct statefile_buf *b = &d->state;
-	const char *base;
 	size_t off = 0;
-	int dfd;
 
 	if (!b->writing.len || !d->cfg.state_path[0])
 		return 0;
-	/* as for a rewrite: a directory others can write is not used */
-	dfd = statefile_open_dir(d->cfg.state_path, &base);
-	if (dfd < 0)
-		return dfd;
-	close(dfd);
+	/* as for a rewrite: a directory others can write is not used (the
+	 * one open is the one at the path: statefile_check) */
+	if (dir_trusted(b->dirfd, d->cfg.state_path) < 0)
+		return -EPERM;
 	while (off < b->writing.len) {
 		ssize_t w = write(b->fd, b->writing.text + off, b->writing.len - off);
 

@@ -57,7 +57,8 @@ struct statefile_buf {
 	struct state_batch pending, writing;
 	/* the open log (server thread only): -1 until the first compaction,
 	 * and again after a failure. records: how many lines it holds. */
-	int fd;
+	int fd, dirfd;
+	bool stale;          /* the file at the path is not fd's (statefile_check) */
 	size_t records;
 	size_t snap_records; /* lines of the last snapshot */
 	dev_t dev;
@@ -71,13 +72,16 @@ void statefile_buf_free(struct statefile_buf *b);
 void statefile_note_grant(struct isod *d, const struct tracked *e);
 void statefile_note_release(struct isod *d, const struct tracked *e);
 
-/* The group commit, on the server thread, in three steps:
+/* The group commit, on the server thread, in three steps after
+ * statefile_check:
  * statefile_begin (under d->lock) takes the queued changes, or, when a
  * compaction is due, a snapshot of the table; statefile_flush (without
  * the lock: disk waits never hold the lock the enforcer needs) appends or
  * rewrites; statefile_end (under d->lock) marks the grants written, or
  * undoes them (isod_recorded*) when they could not be. */
 enum state_commit { STATE_APPEND, STATE_REWRITE };
+/* First, without the lock: is the file at the path still the open log? */
+void statefile_check(struct isod *d);
 enum state_commit statefile_begin(struct isod *d);
 int statefile_flush(struct isod *d, enum state_commit how);
 void statefile_end(struct isod *d, enum state_commit how, bool ok);
