@@ -279,8 +279,10 @@ void isod_forget(struct isod *d, struct tracked *e)
 
 void isod_replan_pending(struct isod *d)
 {
+	pthread_mutex_lock(&d->lock);
 	if (d->replan)
 		isod_replan(d);
+	pthread_mutex_unlock(&d->lock);
 }
 
 int isod_verify(struct isod *d)

@@ -263,8 +263,11 @@ enum state_commit statefile_begin(struct isod *d)
 	struct statefile_buf *b = &d->state;
 	struct state_batch t;
 
-	if (b->fd < 0 || b->stale || b->pending.overflow ||
-	    b->records + b->pending.records > 2 * d->tasks.used + STATEFILE_SLACK) {
+	/* no state file configured: nothing to compact (append() writes
+	 * nothing), so no O(threads) snapshot per change either */
+	if (d->cfg.state_path[0] &&
+	    (b->fd < 0 || b->stale || b->pending.overflow ||
+	     b->records + b->pending.records > 2 * d->tasks.used + STATEFILE_SLACK)) {
 		/* the snapshot has every change queued so far */
 		statefile_snapshot(d);
 		batch_clear(&b->pending);
