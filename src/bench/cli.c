@@ -239,12 +239,16 @@ static bool mode_option(int opt, const char *arg, struct cli *c, struct given *g
 		g->window_s = parse_double("--window", arg, 0, 600);
 		return true;
 	case 'L':
-		c->cost.n_nthreads = parse_int_list("--threads-list", arg, 0, 2000,
+		c->cost.n_nthreads = parse_int_list("--threads-list", arg, 0, COST_MAX_THREADS,
 						    c->cost.nthreads);
 		g->cost = true;
 		return true;
 	case 'Q':
 		c->cost.requests = (int)parse_long("--requests", arg, 0, 1000000);
+		g->cost = true;
+		return true;
+	case 'G':
+		c->cost.iso_load_pct = parse_double("--iso-load", arg, 0, 90);
 		g->cost = true;
 		return true;
 	case 'A':
@@ -284,7 +288,7 @@ static void check_mode(struct cli *c, const struct given *g)
 	if (c->mode == MODE_LATENCY) {
 		if (g->enforce || g->cost || g->window_s >= 0)
 			bad("--trials, --iso-cpu, --iso-period, --window, --threads-list,"
-			    " --requests and --accounting need --enforcement or --daemon-cost%s", "");
+			    " --requests, --accounting and --iso-load need --enforcement or --daemon-cost%s", "");
 		if (!l->npol)
 			bad("--policy is required (e.g. --policy normal,fifo,iso)%s", "");
 		if (l->cfg.duration_s / l->cfg.rounds < 0.1)
@@ -327,6 +331,7 @@ void cli_parse(int argc, char **argv, struct cli *c)
 		{ "threads-list", required_argument, NULL, 'L' },
 		{ "requests", required_argument, NULL, 'Q' },
 		{ "accounting", required_argument, NULL, 'A' },
+		{ "iso-load", required_argument, NULL, 'G' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};

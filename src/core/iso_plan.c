@@ -94,7 +94,7 @@ int64_t iso_plan_end(const struct iso_plan *p, const struct iso_engine *e,
 	const struct iso_budget *b = &e->budget;
 	double u = b->usage, max_pct, s;
 	unsigned period = e->tun.iso_period_s;
-	int64_t base = b->started ? b->last_ns : now_ns, at;
+	int64_t base = b->started ? b->last_ns : now_ns, at, crossing;
 
 	if (!p->any)
 		return ISO_PLAN_NEVER;
@@ -124,9 +124,18 @@ int64_t iso_plan_end(const struct iso_plan *p, const struct iso_engine *e,
 				s = fmin(s, limit_s(su->usage, max_pct, limit, su->over, period));
 		}
 	}
-	at = s >= 1e9 ? ISO_PLAN_NEVER : base + (int64_t)ceil(s * 1e9) + ISO_PLAN_PAST_NS;
-	at = earlier(at, p->guard_ns);
-	if (at < base + floor_ns)
-		at = base + floor_ns;
+	crossing = s >= 1e9 ? ISO_PLAN_NEVER : base + (int64_t)ceil(s * 1e9) + ISO_PLAN_PAST_NS;
+	at = earlier(crossing, p->guard_ns);
+	if (at >= base + floor_ns)
+		return at;
+	at = base + floor_ns;
+	/* A crossing inside the floor is checked at its time: the check
+	 * before it found usage just short of a limit (the threads ran a
+	 * little less than all-out), and waiting out the floor would let a
+	 * runaway overshoot by up to sample_ms. Never sooner than
+	 * ISO_PLAN_CONFIRM_NS after the last step, which bounds the rate
+	 * while usage sits a hair below a limit. */
+	if (crossing < at)
+		at = crossing > base + ISO_PLAN_CONFIRM_NS ? crossing : base + ISO_PLAN_CONFIRM_NS;
 	return at;
 }

@@ -16,7 +16,9 @@
  * The stall cap's bucket can fill no faster than with M of the machine ISO
  * and drain no faster than with none. The burst guard's horizons are its
  * own (iso_plan_guard). The plan is the minimum of all of these, floored
- * at the sampling interval: that becomes a minimum, not a period.
+ * at the sampling interval: that becomes a minimum, not a period (a
+ * crossing predicted inside it is still checked at its time, see
+ * ISO_PLAN_CONFIRM_NS).
  *
  * Use, after a step's decisions:
  *     iso_plan_begin(&p);
@@ -44,6 +46,12 @@
  * moment itself the worst case has only reached the limit (a change needs
  * usage above it), just after it the worst case has changed a decision. */
 #define ISO_PLAN_PAST_NS 1000
+/* The least time between two checks when the second confirms a predicted
+ * crossing of a limit (the budget's, a thread's, a user's share, the stall
+ * cap) that falls inside the floor (sample_ms): a runaway is demoted about
+ * when the exact model says, not up to sample_ms later. At most 1000
+ * checks a second, and only while usage sits within a hair of a limit. */
+#define ISO_PLAN_CONFIRM_NS 1000000
 
 struct iso_plan {
 	bool any;            /* a task was planned */
@@ -64,7 +72,9 @@ void iso_plan_task(struct iso_plan *p, const struct iso_engine *e, const struct 
 #define ISO_PLAN_GUARD_DIV 4
 void iso_plan_guard(struct iso_plan *p, const struct iso_burst *b, int64_t burst_ns);
 /* The time of the next check, absolute (the clock of the engine's steps):
- * never before the last step (or now_ns, before any) plus floor_ns, or
+ * never before the last step (or now_ns, before any) plus floor_ns —
+ * except a predicted crossing of a limit inside the floor, checked at its
+ * time but no sooner than ISO_PLAN_CONFIRM_NS after the last step — or
  * ISO_PLAN_NEVER when no task was planned. share may be NULL. */
 int64_t iso_plan_end(const struct iso_plan *p, const struct iso_engine *e,
 		     const struct iso_share *share, int64_t now_ns, int64_t floor_ns);

@@ -28,11 +28,14 @@ static struct backend_grant grant_of(const struct tracked *e)
 }
 
 /* What e's scheduler should have now, on backend b: the engine's decision,
- * except that a backend keeping the budget itself is never told the
- * engine's demotions. */
+ * except that a backend keeping the budget itself is told only the burst
+ * guard's (held): scx_iso's budget is per CPU and its own, but a spinner
+ * that never blocks must not hold a CPU until that budget runs out. */
 enum applied grants_wanted(const struct backend *b, const struct tracked *e)
 {
-	return e->core.demoted && !b->owns_budget ? APPLIED_OTHER : APPLIED_ISO;
+	bool out = b->owns_budget ? e->core.held : e->core.demoted;
+
+	return out ? APPLIED_OTHER : APPLIED_ISO;
 }
 
 /* Put the scheduler in line with the engine's decision for e, checking
@@ -332,7 +335,8 @@ void isod_thread_info(const struct isod *d, const struct tracked *e,
 	o->limit = (int32_t)e->core.limit;
 	o->cpu_ns = e->cpu_ns;
 	(void)b->query(e->tid, &k);
-	/* a backend that owns the budget demotes by itself, per CPU */
+	/* a backend that owns the budget demotes by itself, per CPU (and
+	 * isod only for the burst guard, which unmarks the thread) */
 	if (b->owns_budget)
 		demoted = !k.iso;
 	o->flags = e->flags | (demoted ? ISO_THREAD_DEMOTED : 0);

@@ -121,33 +121,61 @@ static int caller_ns_pid(struct isod *d, const struct peer *p, int32_t *out)
 	return 0;
 }
 
-/* A thread that exists (for the caller) but is not of its process is
- * rtkit's "Operation not permitted", not a missing one. */
-static void from_reply(struct isod *d, const struct peer *p, int32_t ns_tid,
+/* A thread that exists (for the caller) but is not of the process named
+ * (ns_pid, the caller's own for the forms without one) is rtkit's
+ * "Operation not permitted", not a missing one. */
+static void from_reply(struct isod *d, const struct peer *p, int32_t ns_pid, int32_t ns_tid,
 		       struct rtkit_answer *a, const struct iso_reply *rep)
 {
 	struct thread_status st;
-	pid_t tid;
+	pid_t tid, pid;
 
 	if (!rep->err)
 		return;
 	if (rep->err == -ESRCH && ns_tid > 0 && map_client_tid(d->proc, p->pid, ns_tid, &tid) == 0 &&
-	    read_thread_status(d->proc, tid, &st) == 0 && st.tgid != p->pid) {
+	    map_client_tid(d->proc, p->pid, ns_pid, &pid) == 0 &&
+	    read_thread_status(d->proc, tid, &st) == 0 && st.tgid != pid) {
 		char why[200];
 
-		snprintf(why, sizeof(why), "thread %d is not of the calling process", (int)ns_tid);
+		snprintf(why, sizeof(why), "thread %d is not of process %d", (int)ns_tid, (int)ns_pid);
 		rtkit_answer_error(a, -EPERM, why);
 		return;
 	}
 	rtkit_answer_error(a, rep->err, rep->text);
 }
 
+/* The process a …WithPID call names, when it is not the caller: it must be
+ * visible in the caller's PID namespace and of the caller's user — rtkit's
+ * rule (the process's owner is the caller's uid), so that the Realtime
+ * portal, which forwards a sandboxed app's pid, is served. The same rule
+ * as the socket's requests naming another process (handler.c); isod still
+ * pins and re-checks the thread's owner when it grants. 0, -ESRCH or
+ * -EPERM with why. */
+static int other_process_check(struct isod *d, const struct peer *p, uint64_t process,
+			       char *why, size_t len)
+{
+	struct thread_status st;
+	pid_t pid;
+
+	if (map_client_tid(d->proc, p->pid, (int32_t)process, &pid) < 0 ||
+	    read_thread_status(d->proc, pid, &st) < 0 || st.tgid != pid) {
+		snprintf(why, len, "no process %llu", (unsigned long long)process);
+		return -ESRCH;
+	}
+	if (iso_check_owner(p->uid, p->uid == 0, st.ruid, st.euid) < 0) {
+		snprintf(why, len, "process %llu belongs to another user", (unsigned long long)process);
+		return -EPERM;
+	}
+	return 0;
+}
+
 void rtkit_serve(struct isod *d, const struct peer *peer, const struct rtkit_call *c,
 		 struct rtkit_answer *a)
 {
 	struct iso_reply rep;
-	int32_t own;
+	int32_t own, target;
 	char why[200];
+	int r;
 
 	if (!rtkit_check_args(c, a))
 		return;
@@ -155,7 +183,7 @@ void rtkit_serve(struct isod *d, const struct peer *peer, const struct rtkit_cal
 	case RTKIT_RESET_KNOWN:
 	case RTKIT_RESET_ALL:
 		a->changed = handle_reset(d, peer, &rep) != HANDLE_READ_ONLY;
-		from_reply(d, peer, 0, a, &rep);
+		from_reply(d, peer, 0, 0, a, &rep);
 		return;
 	case RTKIT_EXIT:
 		if (peer->uid != 0) {
@@ -172,19 +200,18 @@ void rtkit_serve(struct isod *d, const struct peer *peer, const struct rtkit_cal
 		rtkit_answer_error(a, -ESRCH, "the calling process has exited");
 		return;
 	}
-	/* the thread must be of the caller's own process (rtkit's rule); the
-	 * …WithPID forms only name it, in the caller's PID namespace */
-	if (with_pid(c->method) && c->process != (uint64_t)own) {
-		snprintf(why, sizeof(why), "process %llu is not the caller (pid %d in its namespace)",
-			 (unsigned long long)c->process, (int)own);
-		rtkit_answer_error(a, -EPERM, why);
+	/* the thread is of the caller's own process, or of the process a
+	 * …WithPID form names, in the caller's PID namespace */
+	target = with_pid(c->method) ? (int32_t)c->process : own;
+	if (target != own && (r = other_process_check(d, peer, c->process, why, sizeof(why))) < 0) {
+		rtkit_answer_error(a, r, why);
 		return;
 	}
 	if (is_realtime(c->method)) {
-		a->changed = handle_set(d, peer, own, (int32_t)c->thread, ISO_POLICY_ISO_RR,
+		a->changed = handle_set(d, peer, target, (int32_t)c->thread, ISO_POLICY_ISO_RR,
 					(int)c->priority, 0, &rep) == HANDLE_GRANTED;
 	} else {
-		handle_nice(d, peer, own, (int32_t)c->thread, (int)c->priority, &rep);
+		handle_nice(d, peer, target, (int32_t)c->thread, (int)c->priority, &rep);
 	}
-	from_reply(d, peer, (int32_t)c->thread, a, &rep);
+	from_reply(d, peer, target, (int32_t)c->thread, a, &rep);
 }

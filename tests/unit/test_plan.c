@@ -203,7 +203,8 @@ static void run_planned(struct run *r, const struct trace *tr)
 		unsigned fch = 0, fdem = 0;
 
 		next = plan(r, tr, t);
-		assert_true(next >= t + FLOOR);
+		/* the floor, but a predicted crossing is checked at its time */
+		assert_true(next >= t + ISO_PLAN_CONFIRM_NS);
 		if (in_gap(tr, next))
 			next = tr->gap_to; /* isod runs again */
 		if (next > tr->end)
@@ -260,6 +261,36 @@ static void test_runaway(void **state)
 
 	(void)state;
 	compare(&tr);
+}
+
+/* Two threads that run 97 % of every millisecond: usage crosses 70 % at
+ * τ·ln(97/27), a little after the all-out worst case the plan first
+ * checks at. The check confirming the crossing comes at its time, not a
+ * floor later: demoted within about a millisecond of the exact model
+ * (issue 13's reaction). */
+static void test_reaction(void **state)
+{
+	static struct run r; /* large: off the stack */
+	struct trace tr = { .name = "reaction", .tun = { 70, 5 }, .ncpus = 2, .end = 10 * SEC,
+			    .gap_from = -1, .gap_to = -1, .tolerance = FLOOR,
+			    .task = { { .seg = { { 0, 10 * SEC, MS, 0.97 } } },
+				      { .seg = { { 0, 10 * SEC, MS, 0.97 } } } },
+			    .ntasks = 2 };
+	double exact = 5.0 * log(97.0 / 27.0);
+	int64_t t = 0;
+	unsigned demoted = 0;
+
+	(void)state;
+	run_init(&r, &tr);
+	(void)step(&r, &tr, 0, &demoted);
+	while (!demoted && t < tr.end) {
+		t = plan(&r, &tr, t);
+		(void)step(&r, &tr, t, &demoted);
+	}
+	print_message("reaction: demoted at %.4f s, exact crossing %.4f s, %u checks\n",
+		      (double)t / SEC, exact, r.steps);
+	assert_true(demoted == 3);
+	assert_true(fabs((double)t / SEC - exact) < 2e-3);
 }
 
 static void test_stall_cap(void **state)
@@ -393,12 +424,22 @@ static void test_horizons(void **state)
 	iso_plan_task(&p, &e, &t[2]);
 	assert_true(llabs(iso_plan_end(&p, &e, NULL, 0, FLOOR) -
 			  (int64_t)(5e9 * log(51.0 / 31))) < 1000 + ISO_PLAN_PAST_NS);
-	/* never sooner than the floor */
+	/* a crossing predicted inside the floor is checked at its time
+	 * (from the last step, at 0) ... */
 	e.budget.usage = 69.99;
 	iso_plan_begin(&p);
 	iso_plan_task(&p, &e, &t[0]);
 	iso_plan_task(&p, &e, &t[1]);
-	assert_true(iso_plan_end(&p, &e, NULL, 5 * SEC, FLOOR) == FLOOR); /* from the last step, at 0 */
+	assert_true(llabs(iso_plan_end(&p, &e, NULL, 5 * SEC, FLOOR) -
+			  (int64_t)(5e9 * log(30.01 / 30))) < 1000 + ISO_PLAN_PAST_NS);
+	/* ... but no sooner than ISO_PLAN_CONFIRM_NS after the last step */
+	e.budget.usage = 69.99999;
+	assert_true(iso_plan_end(&p, &e, NULL, 5 * SEC, FLOOR) == ISO_PLAN_CONFIRM_NS);
+	/* the guard's look is not a crossing: floored */
+	e.budget.usage = 0;
+	p.guard_ns = 2 * MS;
+	assert_true(iso_plan_end(&p, &e, NULL, 5 * SEC, FLOOR) == FLOOR);
+	p.guard_ns = ISO_PLAN_NEVER;
 	/* the stall cap: full after stall_ms of both CPUs ISO */
 	e.budget.usage = 0;
 	assert_int_equal(iso_engine_set_stall(&e, 200), 0);
@@ -410,6 +451,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_horizons),
 		cmocka_unit_test(test_runaway),
+		cmocka_unit_test(test_reaction),
 		cmocka_unit_test(test_stall_cap),
 		cmocka_unit_test(test_thirty_percent),
 		cmocka_unit_test(test_bursts),

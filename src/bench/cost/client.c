@@ -1,6 +1,8 @@
 /* client.c — --daemon-cost's client, a process of user nobody: N threads,
  * each granted ISO_FIFO and then asleep (blocked on a condition variable)
- * for the whole measurement; then its main thread makes R requests
+ * for the whole measurement — or, with --iso-load, waking once a period
+ * (staggered) for a share of busy work, so that together they use that
+ * much of the machine as ISO; then its main thread makes R requests
  * iso_set_thread(0, ISO_FIFO 50) — timed from the call to its return, a
  * fresh connection each as libisosched does — and checks that the kernel
  * then runs it as SCHED_FIFO; each is followed by a release to
@@ -10,6 +12,7 @@
 #include <sched.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "common/child.h"
@@ -24,7 +27,34 @@ struct client {
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
 	int done;
+	atomic_int started; /* sleepers started: each one's place in the period */
+	atomic_bool stop;   /* the workers' end */
 };
+
+static int64_t thread_cpu_ns(void)
+{
+	return (int64_t)bench_clock_ns(CLOCK_THREAD_CPUTIME_ID);
+}
+
+/* Once a period, at its own offset, sh->work_ns of CPU time; until stop. */
+static void work_periodically(struct client *c, int index)
+{
+	const struct cost_shared *sh = c->sh;
+	int64_t next = (int64_t)bench_clock_ns(CLOCK_MONOTONIC) + sh->period_ns +
+		       sh->period_ns * index / (sh->n ? sh->n : 1);
+
+	while (!atomic_load(&c->stop)) {
+		struct timespec ts = { next / 1000000000, next % 1000000000 };
+		int64_t until;
+
+		while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+			;
+		until = thread_cpu_ns() + sh->work_ns;
+		while (thread_cpu_ns() < until)
+			;
+		next += sh->period_ns;
+	}
+}
 
 static void cost_error(struct cost_shared *sh, const char *fmt, const char *a)
 {
@@ -64,6 +94,10 @@ static void *sleeper(void *arg)
 		atomic_fetch_add(&sh->failed, 1);
 	} else {
 		atomic_fetch_add(&sh->granted, 1);
+	}
+	if (sh->work_ns > 0) {
+		work_periodically(c, atomic_fetch_add(&c->started, 1));
+		return NULL;
 	}
 	pthread_mutex_lock(&c->mu);
 	while (!c->done)
@@ -140,6 +174,7 @@ static _Noreturn void client_main(struct cost_shared *sh, pid_t parent,
 		hist_add(&sh->rel, dt);
 	}
 	sh->eagain = ea;
+	atomic_store(&c.stop, true);
 	atomic_store(&sh->phase, 2);
 	pthread_mutex_lock(&c.mu);
 	c.done = 1;

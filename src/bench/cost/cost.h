@@ -19,6 +19,7 @@ struct cost_opts {
 	double window_s;
 	int requests;
 	const char *accounting; /* --accounting for the private isods, or NULL */
+	double iso_load_pct;    /* --iso-load: the threads' ISO use, % of the machine */
 };
 
 struct cost_point {
@@ -38,12 +39,16 @@ struct cost_result {
 	int requests;
 	bool rate_limit_off;
 	const char *accounting;      /* asked of isod, or "isod's default" */
+	double iso_load_pct;         /* the threads' own ISO use, % of the machine */
 	struct cost_point points[MODE_MAX_LIST];
 	int npoints;
 	int nfit;                    /* points in the fit */
 	double slope, intercept;     /* isod %cpu = intercept + slope * threads */
 	double per_thread_ns;        /* slope as ns per thread per sample */
 };
+
+/* --threads-list's largest count */
+#define COST_MAX_THREADS 4096
 
 /* The hard time bound of a run, in s. */
 unsigned cost_bound_s(const struct cost_opts *o);
@@ -56,6 +61,7 @@ void cost_print_json(const struct cost_result *r);
 struct cost_shared {
 	atomic_int granted, failed, ready, phase; /* phase 1: requests, 2: done */
 	int n, requests;
+	int64_t work_ns, period_ns; /* each thread's work per period (0: asleep) */
 	uint64_t eagain, policy_errors, request_errors;
 	char error[256];
 	atomic_flag error_taken;

@@ -15,6 +15,7 @@ void cost_print_json(const struct cost_result *r)
 	json_int(&j, "requests", r->requests);
 	json_bool(&j, "rate_limit_off", r->rate_limit_off);
 	json_str(&j, "accounting", r->accounting);
+	json_num(&j, "iso_load_pct", r->iso_load_pct);
 	json_arr(&j, "points");
 	for (int i = 0; i < r->npoints; i++) {
 		const struct cost_point *q = &r->points[i];
@@ -56,9 +57,12 @@ void cost_print_text(const struct cost_result *r)
 {
 	printf("isobench --daemon-cost: isod's own CPU time, %.1f s"
 	       " window, threads granted ISO_FIFO as nobody and"
-	       " asleep; %d requests per point (rate limit %s)\n",
-	       r->window_s, r->requests,
+	       " %s; %d requests per point (rate limit %s)\n",
+	       r->window_s, r->iso_load_pct > 0 ? "working" : "asleep", r->requests,
 	       r->rate_limit_off ? "off" : "not in this isod");
+	if (r->iso_load_pct > 0)
+		printf("the threads together use %.1f %% of the machine as ISO"
+		       " (each its share once every 100 ms)\n", r->iso_load_pct);
 	printf("isod's accounting: %s\n", r->accounting);
 	printf("%8s %8s %10s %10s %10s %9s | %9s %9s %9s %9s %9s %8s\n",
 	       "threads", "tracked", "isod %cpu", "(stat)", "enforcer", "wakeups/s",

@@ -100,6 +100,12 @@ static void measure_with_client(const struct cost_opts *o, struct cost_shared *s
 
 	sh->n = pt->n;
 	sh->requests = o->requests;
+	/* n threads together at iso_load_pct of the machine: each works its
+	 * share once every 100 ms */
+	sh->period_ns = 100000000;
+	sh->work_ns = pt->n ? (int64_t)(o->iso_load_pct / 100.0 * (double)sysconf(_SC_NPROCESSORS_ONLN) *
+					(double)sh->period_ns / pt->n)
+			    : 0;
 	p = cost_client_start(sh, (unsigned)(o->window_s + 120 + o->requests / 200));
 	if (p < 0) {
 		snprintf(pt->note, sizeof(pt->note), "fork: %s", strerror((int)-p));
@@ -143,7 +149,8 @@ static void measure_point(const struct cost_opts *o, const struct isod_bin *bin,
 			  struct cost_point *pt, double *sample_ms)
 {
 	const struct isod_want want = {
-		.max_threads_per_user = 2048, .max_threads = 4096,
+		/* the sleepers and the requesting thread */
+		.max_threads_per_user = COST_MAX_THREADS + 16, .max_threads = COST_MAX_THREADS + 16,
 		.log_level = "warning", .rate_limit_off = true,
 		.accounting = o->accounting,
 	};
@@ -208,6 +215,7 @@ int cost_run(const struct cost_opts *o, struct cost_result *r)
 	}
 	r->rate_limit_off = bin.has_rate_limit;
 	r->accounting = o->accounting && bin.has_accounting ? o->accounting : "isod's default";
+	r->iso_load_pct = o->iso_load_pct;
 	for (int i = 0; i < o->n_nthreads; i++) {
 		r->points[i].n = o->nthreads[i];
 		measure_point(o, &bin, &r->points[i], &r->sample_ms);

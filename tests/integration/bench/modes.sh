@@ -12,7 +12,8 @@ need_root
 for bad in "--enforcement --daemon-cost" "--enforcement --iso-cpu 0" \
 	"--enforcement --iso-cpu 50,,70" "--enforcement --trials 0" \
 	"--enforcement --requests 5" "--daemon-cost --trials 3" \
-	"--daemon-cost --threads-list 3000" "--daemon-cost --policy iso" \
+	"--daemon-cost --threads-list 5000" "--daemon-cost --policy iso" \
+	"--daemon-cost --iso-load 95" "--enforcement --iso-load 10" \
 	"--daemon-cost --window 0.1" "--policy normal --trials 3" \
 	"--policy normal --plot" "--policy normal --rounds 0" \
 	"--policy normal --duration 1 --rounds 20" "--enforcement --rounds 2" \
@@ -39,7 +40,7 @@ run() { # run NAME ARGS...: isobench ARGS --json > $ISO_TMP/NAME.json
 }
 
 run enforce --enforcement --trials 2 --iso-cpu 30,40 --window 0.5
-run cost --daemon-cost --threads-list 0,8 --window 0.5 --requests 20
+run cost --daemon-cost --threads-list 0,8 --window 0.5 --requests 20 --iso-load 10
 run plot --policy normal,iso --duration 0.6 --rounds 2 --load none \
 	--plot "$ISO_TMP/lat.svg"
 
@@ -83,6 +84,7 @@ for l in e["levels"]:
 
 c = json.loads(open(d + "/cost.json").read())
 need(c.get("mode") == "daemon_cost", "daemon-cost: mode")
+need(c.get("iso_load_pct") == 10, "daemon-cost: iso_load_pct")
 need(isinstance(c.get("rate_limit_off"), bool), "daemon-cost: rate_limit_off")
 need([p.get("threads") for p in c.get("points", [])] == [0, 8], "daemon-cost: points")
 for p in c["points"]:

@@ -6,7 +6,8 @@
 # CPU clocks are useless for absolute figures): deltas over 1 s windows.
 . /t/lib.sh
 start_scx
-start_isod --backend scx --iso-cpu 100
+# the burst guard off: this is scx_iso's own scheduling (07-burst has the guard)
+start_isod --backend scx --iso-cpu 100 --burst-ms 0
 # unpinned while they ask isod (a process pinned behind a FIFO spinner
 # could not even send its request), pinned before they start spinning
 spin_bg "$T/hi.out" --seconds 40 --sleep-first 2000 --iso fifo --prio 60

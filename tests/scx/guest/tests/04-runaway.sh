@@ -4,7 +4,8 @@
 # the CPUs leave the refractory state.
 . /t/lib.sh
 start_scx
-start_isod --backend scx
+# the burst guard off: this is scx_iso's own scheduling (07-burst has the guard)
+start_isod --backend scx --burst-ms 0
 n=$(nproc)
 spin_bg "$T/s.out" --threads "$n" --seconds 5 --idle-after 30 --iso fifo --prio 30
 wait_tids "$T/s.out" "$n"

@@ -4,7 +4,8 @@
 . /t/lib.sh
 [ "$(nproc)" -ge 2 ] || { echo "needs 2 CPUs"; exit 77; }
 start_scx
-start_isod --backend scx
+# the burst guard off: this is scx_iso's own scheduling (07-burst has the guard)
+start_isod --backend scx --burst-ms 0
 spin_pinned_bg "$T/run.out" 0 --seconds 5 --idle-after 20 --iso fifo --prio 40
 spin_pinned_bg "$T/good.out" 1 --seconds 5 --idle-after 20 --duty 20 --iso fifo --prio 40
 wait_ready "$T/run.out"
