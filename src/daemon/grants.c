@@ -17,8 +17,6 @@
 #include "schedule.h"
 #include "procinfo.h"
 
-static void forget(struct isod *d, struct tracked *e, bool tell_now);
-
 static struct backend_grant grant_of(const struct tracked *e)
 {
 	return (struct backend_grant){
@@ -164,13 +162,7 @@ int isod_grant(struct isod *d, const struct grant *g, struct tracked **out)
 	 * the reply (group commit, server.c): a daemon killed once the client
 	 * has heard of the grant still finds this thread when it restarts. */
 	statefile_note_grant(d, e);
-	/* one more thread that can use the budget: the enforcer plans again
-	 * once the server's round has sent its replies (isod_replan_pending,
-	 * server.c), so that its replan — a pass over every thread — does not
-	 * hold the lock this request still needs; a few microseconds later
-	 * than at once, and the thread's policing starts from the grant's
-	 * CPU time read above all the same */
-	d->replan = true;
+	isod_replan(d); /* one more thread that can use the budget */
 	if (out)
 		*out = e;
 	return 0;
@@ -229,7 +221,7 @@ int isod_release(struct isod *d, pid_t tid)
 	if (tasks_alive(e))
 		r = actuator_demote(backend_current(), tid);
 	log_info("thread %d leaves ISO", (int)tid);
-	forget(d, e, false); /* a release needs no check: told after the reply */
+	isod_forget(d, e);
 	atomic_store(&d->state_dirty, true);
 	return r == -ESRCH ? 0 : r;
 }
@@ -244,9 +236,7 @@ void isod_demote_all(struct isod *d)
 	atomic_store(&d->state_dirty, true);
 }
 
-/* isod_forget; tell_now: wake the enforcer to plan again at once, else
- * at the end of the server's round (isod_replan_pending). */
-static void forget(struct isod *d, struct tracked *e, bool tell_now)
+void isod_forget(struct isod *d, struct tracked *e)
 {
 	pid_t pid = e->pid;
 	bool gone = !tasks_alive(e);
@@ -254,11 +244,7 @@ static void forget(struct isod *d, struct tracked *e, bool tell_now)
 	statefile_note_release(d, e);
 	d->acct->untrack(e);
 	tasks_remove(&d->tasks, e);
-	/* perhaps the last one: then no check at all */
-	if (tell_now)
-		isod_replan(d);
-	else
-		d->replan = true;
+	isod_replan(d); /* perhaps the last one: then no check at all */
 	if (d->tasks.used == 0)
 		forkwatch_follow(d, false); /* nothing to adopt or check */
 	if (!gone)
@@ -273,19 +259,6 @@ static void forget(struct isod *d, struct tracked *e, bool tell_now)
 	/* the server may be asleep (nothing tracked): check it now */
 	if (d->server_wake >= 0)
 		(void)eventfd_write(d->server_wake, 1);
-}
-
-void isod_forget(struct isod *d, struct tracked *e)
-{
-	forget(d, e, true);
-}
-
-void isod_replan_pending(struct isod *d)
-{
-	pthread_mutex_lock(&d->lock);
-	if (d->replan)
-		isod_replan(d);
-	pthread_mutex_unlock(&d->lock);
 }
 
 int isod_verify(struct isod *d)

@@ -23,7 +23,7 @@ struct grant {
 	uint32_t flags;
 };
 
-/* Caller holds d->lock for all below but isod_replan_pending. */
+/* Caller holds d->lock for all below. */
 /* e is pinned (its handle open): is its thread (still) owned by `by` —
  * real or effective uid; root (0) may name any — and, when starttime is
  * not 0, started then? -EPERM / -ESRCH if not. Owner and start time are
@@ -36,11 +36,6 @@ int isod_release(struct isod *d, pid_t tid);
  * isod never forgets a thread without making sure nothing of its process
  * stays kernel RT unpoliced. */
 void isod_forget(struct isod *d, struct tracked *e);
-/* Grants and releases on the server thread leave the enforcer's replan
- * for the end of the loop round (d->replan set, not signalled): the server
- * calls this once the round's replies are out, WITHOUT d->lock (it takes
- * it), and it wakes the enforcer if a replan is still wanted. */
-void isod_replan_pending(struct isod *d);
 /* Is every tracked thread where isod put it? An owner may lower its RT
  * thread's priority or drop it to SCHED_OTHER (the kernel lets it); put
  * back isod's grant or demotion. Returns how many were corrected. */

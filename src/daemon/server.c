@@ -442,7 +442,6 @@ int server_run_with(struct isod *d, int lfd, int sigfd, int forkfd,
 			flush_one(ep, &conns[i], recorded);
 		if (extra)
 			extra->flush(extra->ctx, recorded);
-		isod_replan_pending(d); /* replies are out: now the enforcer's replan */
 		/* the configuration changes only in tick(), on this thread */
 		if (rl.rate != d->cfg.rate_limit || rl.burst != d->cfg.rate_burst)
 			ratelimit_configure(&rl, d->cfg.rate_limit, d->cfg.rate_burst);
