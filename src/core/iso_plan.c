@@ -3,6 +3,8 @@
 
 #include <math.h>
 
+#include "iso_percpu.h"
+
 double iso_plan_rise_s(double u, double max_pct, double limit, unsigned period_s)
 {
 	if (u > limit)
@@ -112,6 +114,8 @@ int64_t iso_plan_end(const struct iso_plan *p, const struct iso_engine *e,
 	if (p->down_limit)
 		s = fmin(s, iso_plan_fall_s(u, p->down_limit * 9.0 / 10.0, period));
 	s = fmin(s, stall_s(e, max_pct));
+	if (p->percpu)
+		s = fmin(s, iso_percpu_horizon_s(p->percpu, &e->tun, p->running, ISO_PLAN_LAG_PCT, base));
 	if (share && iso_share_on(share)) {
 		double limit = iso_share_limit(share, &e->tun);
 

@@ -37,6 +37,8 @@
 #include "iso_engine.h"
 #include "iso_share.h"
 
+struct iso_percpu;
+
 #define ISO_PLAN_NEVER INT64_MAX
 /* Percent points on top of 100·n/ncpus: schedstat's CPU time of a running
  * thread lags by up to a tick, so one interval can show a little more
@@ -59,6 +61,9 @@ struct iso_plan {
 	unsigned up_limit;   /* lowest own limit below iso_cpu of a running task (0: none) */
 	unsigned down_limit; /* highest own limit below iso_cpu of a demoted task (0: none) */
 	int64_t guard_ns;    /* earliest burst guard horizon, absolute */
+	/* scope per-cpu: each CPU's average too (iso_percpu.h); the caller
+	 * sets it after iso_plan_begin, NULL: none */
+	const struct iso_percpu *percpu;
 };
 
 void iso_plan_begin(struct iso_plan *p);

@@ -30,6 +30,11 @@ struct accounting {
 	/* Its voluntary context switches (~10 us on proc: only for threads
 	 * the burst guard suspects). proc: the /proc root isod reads. */
 	int (*voluntary_switches)(const char *proc, const struct tracked *e, uint64_t *nvcsw);
+	/* The CPU e was on at its last switch (scope per-cpu): proc reads
+	 * `processor` of /proc/PID/task/TID/stat (a handle opened at the
+	 * first read and kept in e->cpufd), bpf takes it from the map. Not
+	 * range-checked here (iso_percpu_charge does). */
+	int (*last_cpu)(const char *proc, struct tracked *e, int *cpu);
 	/* e joins / leaves the task table (grants.c): bpf counts it in the
 	 * kernel from now on, or no more; proc has nothing to do. */
 	void (*track)(const struct tracked *e);
@@ -37,6 +42,10 @@ struct accounting {
 };
 
 extern const struct accounting accounting_proc;
+
+/* Field 39 (processor: the CPU it last ran on) of /proc/TID/stat text;
+ * -EBADMSG if it is not there or not a number 0..INT_MAX. */
+int parse_stat_processor(const char *buf, int *cpu);
 
 /* The accounting cfg asks for (cfg->accounting): auto takes bpf if it is
  * built in and loads, else proc with one log line saying why; bpf that

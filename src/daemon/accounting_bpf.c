@@ -135,9 +135,21 @@ static int bpf_sample(struct tracked *e)
 	return 0;
 }
 
+/* the map's CPU once the program saw it switch in, else /proc's */
+static int bpf_last_cpu(const char *proc, struct tracked *e, int *cpu)
+{
+	struct acct_thread v;
+
+	if (entry_of(e, monotonic_ns(), &v) && v.since_ns != ACCT_UNSEEN && v.cpu <= INT32_MAX) {
+		*cpu = (int)v.cpu;
+		return 0;
+	}
+	return accounting_proc.last_cpu(proc, e, cpu);
+}
+
 static void bpf_track(const struct tracked *e)
 {
-	struct acct_thread v = { 0, ACCT_UNSEEN };
+	struct acct_thread v = { 0, ACCT_UNSEEN, 0, 0 };
 	int r = bpf_map_update_elem(bpf_map__fd(skel->maps.tracked), &(__u32){ (__u32)e->tid },
 				    &v, BPF_ANY);
 
@@ -174,6 +186,7 @@ const struct accounting accounting_bpf = {
 	.name = "bpf",
 	.sample = bpf_sample,
 	.voluntary_switches = bpf_voluntary_switches,
+	.last_cpu = bpf_last_cpu,
 	.track = bpf_track,
 	.untrack = bpf_untrack,
 };

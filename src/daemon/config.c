@@ -122,6 +122,7 @@ enum key_type {
 	KEY_LOG_LEVEL, /* error, warning, info, debug */
 	KEY_BACKEND,   /* auto, kernel-rt, scx */
 	KEY_ACCOUNTING, /* auto, bpf, proc */
+	KEY_SCOPE,     /* global, per-cpu (iso_percpu.h) */
 };
 
 #define FIELD(f) offsetof(struct isod_config, f), sizeof(((struct isod_config *)0)->f)
@@ -159,6 +160,10 @@ static const struct config_key keys[] = {
 	  "stall_ms must be from 0 (off) to 10000",
 	  "--stall-ms MS", "stall cap: ISO above iso_cpu of the machine for at\n"
 	  "most this long at a time, 0..10000, 0 off (default 200)" },
+	{ "scope", "scope", KEY_SCOPE, FIELD(scope), 0, 0, false,
+	  "scope must be global or per-cpu",
+	  "--scope S", "the budget of all CPUs together (global, default)\n"
+	  "or of each CPU on its own (per-cpu)" },
 	{ "inherit", "inherit", KEY_BOOL, FIELD(inherit), 0, 0, true,
 	  "inherit must be yes or no",
 	  "--inherit yes|no", "adopt children of ISO threads (default yes)" },
@@ -277,6 +282,8 @@ static int set_value(struct isod_config *c, const struct config_key *k, const ch
 			c->accounting = (int)kind;
 		return r;
 	}
+	case KEY_SCOPE:
+		return iso_scope_parse(v, field);
 	}
 	return -EINVAL;
 }

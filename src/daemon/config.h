@@ -13,6 +13,7 @@
 #include "iso_band.h"
 #include "iso_budget.h"
 #include "iso_burst.h"
+#include "iso_percpu.h"
 
 /* The build sets it to SYSCONFDIR/isosched/isod.conf (src/daemon/meson.build),
  * so an installed isod reads the file meson install put there. */
@@ -29,6 +30,9 @@ struct isod_config {
 	unsigned sample_ms;        /* sampling interval, 1..1000 */
 	unsigned burst_ms;         /* burst guard: most CPU without blocking; 0 off (iso_burst.h) */
 	unsigned stall_ms;         /* stall cap: longest ISO use above iso_cpu; 0 off */
+	/* global or per-cpu (iso_percpu.h); restart-only: every average
+	 * starts together, and the per-CPU table is sized once */
+	enum iso_scope scope;
 	bool inherit;              /* adopt children of ISO threads */
 	bool sweep_orphans;        /* police strays machine-wide: start-up sweep, audit (strays.h) */
 	unsigned audit_interval;   /* seconds between audits of the band; 0: none */

@@ -64,7 +64,8 @@ int32_t isod_demote_reason(const struct isod *d, const struct tracked *e)
 		return ISO_DEMOTE_BURST;
 	if (iso_engine_stalled(&d->engine))
 		return ISO_DEMOTE_STALL;
-	if (iso_engine_refractory(&d->engine))
+	if (iso_percpu_applies(&d->percpu, e->cpu) ? iso_percpu_over(&d->percpu, e->cpu)
+						   : iso_engine_refractory(&d->engine))
 		return ISO_DEMOTE_BUDGET;
 	if (iso_share_on(&d->share) && iso_share_over(&d->share, e->uid))
 		return ISO_DEMOTE_SHARE;

@@ -146,12 +146,14 @@ static void catch_crashes(struct isod *d)
 		log_warning_errno(r, "no alternate signal stack: a stack overflow would not demote");
 }
 
-/* Each tracked thread holds one fd (schedstat) and each client one:
- * take the hard limit (systemd's default soft limit is 1024), and say so
- * if even that cannot hold max_threads. */
+/* Each tracked thread holds one fd (schedstat; two with scope per-cpu on
+ * proc accounting: stat too) and each client one: take the hard limit
+ * (systemd's default soft limit is 1024), and say so if even that cannot
+ * hold max_threads. */
 static void raise_fd_limit(const struct isod_config *c)
 {
-	rlim_t need = (rlim_t)c->max_threads + SERVER_MAX_CONN + 64;
+	rlim_t per_thread = c->scope == ISO_SCOPE_PER_CPU ? 2 : 1;
+	rlim_t need = (rlim_t)c->max_threads * per_thread + SERVER_MAX_CONN + 64;
 	struct rlimit rl;
 
 	if (getrlimit(RLIMIT_NOFILE, &rl) < 0)
@@ -166,7 +168,7 @@ static void raise_fd_limit(const struct isod_config *c)
 			    (unsigned long long)rl.rlim_cur, (unsigned long long)need,
 			    c->max_threads,
 			    (unsigned long long)(rl.rlim_cur > SERVER_MAX_CONN + 64
-						 ? rl.rlim_cur - SERVER_MAX_CONN - 64 : 0));
+						 ? (rl.rlim_cur - SERVER_MAX_CONN - 64) / per_thread : 0));
 }
 
 /* One more command-line setting; the array is fixed (64), so past it the

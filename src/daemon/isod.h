@@ -15,6 +15,7 @@
 #include "config.h"
 #include "events.h"
 #include "iso_engine.h"
+#include "iso_percpu.h"
 #include "iso_share.h"
 #include "iso_proto.h"
 #include "statefile.h"
@@ -28,6 +29,7 @@ struct isod {
 	pthread_mutex_t lock;      /* PTHREAD_PRIO_INHERIT */
 	struct iso_engine engine;
 	struct iso_share share;    /* per-user shares (user_cpu); table of max_threads */
+	struct iso_percpu percpu;  /* scope per-cpu: each CPU's average (percpu.h) */
 	/* a USERS reply's entries: only the server thread builds replies */
 	struct iso_user_info user_page[ISO_PROTO_PAGE];
 	struct iso_top_info top_page; /* a TOP reply's body: likewise */

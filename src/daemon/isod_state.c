@@ -10,6 +10,7 @@
 
 #include "accounting_bpf.h"
 #include "log.h"
+#include "percpu.h"
 #include "schedule.h"
 #include "statefile.h"
 
@@ -41,7 +42,8 @@ int isod_init(struct isod *d, const struct isod_config *cfg)
 		tasks_free(&d->tasks);
 		return -ENOMEM;
 	}
-	if (statefile_buf_init(&d->state, cfg->max_threads) < 0) {
+	if (statefile_buf_init(&d->state, cfg->max_threads) < 0 || isod_percpu_init(d, cfg) < 0) {
+		statefile_buf_free(&d->state);
 		tasks_free(&d->tasks);
 		free(d->share.users);
 		return -ENOMEM;
@@ -70,6 +72,7 @@ void isod_destroy(struct isod *d)
 	tasks_free(&d->tasks);
 	free(d->share.users);
 	statefile_buf_free(&d->state);
+	isod_percpu_free(d);
 	pthread_cond_destroy(&d->wake);
 	if (d->server_wake >= 0)
 		close(d->server_wake);

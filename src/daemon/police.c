@@ -10,6 +10,7 @@
 #include "grants.h"
 #include "iso_plan.h"
 #include "log.h"
+#include "percpu.h"
 
 /* scx_iso came or went (backend.h): put every tracked thread on the
  * backend now in use, so none is lost to a scheduler that was unloaded. */
@@ -140,17 +141,19 @@ void isod_enforce_step(struct isod *d, int64_t now_ns)
 		if (iso_share_on(&d->share))
 			(void)iso_share_account(&d->share, t[i].uid,
 						iso_task_iso_delta(&t[i].core, t[i].cpu_ns));
+		isod_percpu_charge(d, &t[i]);
 		iso_engine_account(&d->engine, &t[i].core, t[i].cpu_ns);
 		thread_stats_sample(&t[i].stats, t[i].cpu_ns, now_ns);
 		guard_feed(d, &t[i], now_ns);
 	}
 	iso_engine_commit(&d->engine, now_ns);
 	share_commit(d, now_ns);
+	isod_percpu_commit(d, now_ns);
 	b = backend_current();
 	for (size_t i = 0; i < d->tasks.end; i++) {
 		if (!t[i].used)
 			continue;
-		(void)iso_share_decide(&d->engine, &d->share, t[i].uid, &t[i].core);
+		(void)isod_decide(d, &t[i]);
 		/* reconcile: the decision changed, or the kernel did not
 		 * follow it last time, or the watchdog demoted meanwhile */
 		if (grants_wanted(b, &t[i]) == t[i].applied)
@@ -171,7 +174,9 @@ void isod_enforce_step(struct isod *d, int64_t now_ns)
 		log_info("stall cap: %s", was_stalled
 			 ? "ISO restored"
 			 : "ISO used more than iso_cpu of the machine for stall_ms, ISO threads demoted to SCHED_OTHER");
-	if (was != iso_engine_refractory(&d->engine))
+	/* per CPU, the global average decides only for a thread whose CPU
+	 * is not known: each CPU says its own line (percpu.c) */
+	if (was != iso_engine_refractory(&d->engine) && !d->percpu.on)
 		log_info("ISO CPU use %.1f %%: %s", iso_engine_usage(&d->engine),
 			 was ? "below 90 % of iso_cpu, ISO restored"
 			     : "above iso_cpu, ISO threads demoted to SCHED_OTHER");

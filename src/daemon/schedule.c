@@ -56,6 +56,7 @@ int64_t isod_plan(const struct isod *d, int64_t now_ns)
 		iso_plan_task(&p, &d->engine, &e->core);
 		iso_plan_guard(&p, &e->burst, burst_ns);
 	}
+	p.percpu = &d->percpu;
 	return iso_plan_end(&p, &d->engine, &d->share, now_ns,
 			    (int64_t)d->cfg.sample_ms * 1000000);
 }

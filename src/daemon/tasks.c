@@ -74,6 +74,8 @@ int tasks_open(const char *proc, pid_t pid, pid_t tid, struct tracked *e)
 	int r;
 
 	e->statfd = -1;
+	e->cpu = ISO_CPU_UNKNOWN;
+	e->cpufd = -1;
 	/* start time before and after opening: the handle we got belongs to
 	 * the thread we checked, not to a successor that reused the TID */
 	r = read_thread_starttime(proc, tid, &before);
@@ -123,6 +125,8 @@ void tasks_remove(struct task_table *tt, struct tracked *e)
 		return;
 	if (e->statfd >= 0)
 		close(e->statfd);
+	if (e->cpufd >= 0)
+		close(e->cpufd);
 	atomic_fetch_sub_explicit(&tt->pid_bucket[pid_bucket(e->pid)], 1, memory_order_release);
 	task_index_put(&tt->idx, (int32_t)(e - tt->t), e->uid);
 	memset(e, 0, sizeof(*e));

@@ -15,6 +15,7 @@
 
 #include "events.h"
 #include "iso_engine.h"
+#include "iso_percpu.h"
 #include "tasks_index.h"
 
 /* What the backend was last told to do with a thread, and did: kept
@@ -41,6 +42,10 @@ struct tracked {
 	bool recorded;  /* in the state file on disk (isod_recorded) */
 	uint64_t cpu_ns;
 	uint64_t wait_ns; /* runnable, not running (schedstat), for the guard */
+	int cpu;          /* scope per-cpu: the CPU its ISO time is charged to
+			   * (iso_percpu_charge); ISO_CPU_UNKNOWN until read */
+	int cpufd;        /* scope per-cpu, proc accounting: .../stat, opened
+			   * at its first read and kept (-1: not open) */
 	struct iso_task core;   /* the engine's view, its decision included */
 	enum applied applied;   /* the scheduler's state as isod set it */
 	struct iso_burst burst; /* the burst guard's view of it (iso_burst.h) */

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "accounting.h"
 #include "accounting_check.h"
 #include "config.h"
 #include "log.h"
@@ -75,6 +76,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct isod_config c;
 	const char *why;
 	uint64_t v;
+	int cpu;
 	struct rt_limits lim;
 
 	if (!s)
@@ -84,6 +86,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	log_setup(LOG_EMERG, false);
 	(void)parse_status_buf(s, &st);
 	(void)parse_stat_starttime(s, &v);
+	(void)parse_stat_processor(s, &cpu);
 	(void)parse_schedstat_buf(s, &v);
 	(void)parse_limits_buf(s, &lim);
 	(void)statefile_parse_line(s, &sl);

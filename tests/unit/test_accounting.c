@@ -53,7 +53,7 @@ static void test_config_key(void **state)
 
 static void test_thread_off_cpu(void **state)
 {
-	struct acct_thread v = { 5000, 0 };
+	struct acct_thread v = { 5000, 0, 0, 0 };
 	uint64_t cpu = 0;
 
 	(void)state;
@@ -65,7 +65,7 @@ static void test_thread_running(void **state)
 {
 	/* on a CPU since 900: what it ran so far counts (a spinner that never
 	 * switches is seen) */
-	struct acct_thread v = { 5000, 900 };
+	struct acct_thread v = { 5000, 900, 0, 0 };
 	uint64_t cpu = 0;
 
 	(void)state;
@@ -80,7 +80,7 @@ static void test_thread_never_backwards(void **state)
 {
 	/* a copy taken while the program writes reads short: raised to the
 	 * last value isod used */
-	struct acct_thread v = { 5000, 0 };
+	struct acct_thread v = { 5000, 0, 0, 0 };
 	uint64_t cpu = 0;
 
 	(void)state;
@@ -90,7 +90,7 @@ static void test_thread_never_backwards(void **state)
 
 static void test_thread_unseen(void **state)
 {
-	struct acct_thread v = { 0, ACCT_UNSEEN };
+	struct acct_thread v = { 0, ACCT_UNSEEN, 0, 0 };
 	uint64_t cpu = 42;
 
 	(void)state;
@@ -102,9 +102,9 @@ static void test_thread_nonsense(void **state)
 {
 	uint64_t cpu = 42;
 	/* switched in far in isod's future */
-	struct acct_thread future = { 1, 10000000000ull };
+	struct acct_thread future = { 1, 10000000000ull, 0, 0 };
 	/* a sum past 2^64 */
-	struct acct_thread huge = { UINT64_MAX - 5, 100 };
+	struct acct_thread huge = { UINT64_MAX - 5, 100, 0, 0 };
 
 	(void)state;
 	assert_int_equal(acct_thread_cpu(&future, 1000, 0, &cpu), -EBADMSG);
@@ -115,7 +115,7 @@ static void test_thread_nonsense(void **state)
 static void test_entries(void **state)
 {
 	struct acct_entry e[5] = {
-		{ 40, { 4, 0 } }, { 7, { 1, 0 } }, { 4194304, { 9, 0 } }, { 1, { 3, 0 } }, { 12, { 2, 0 } },
+		{ 40, { 4, 0, 0, 0 } }, { 7, { 1, 0, 0, 0 } }, { 4194304, { 9, 0, 0, 0 } }, { 1, { 3, 0, 0, 0 } }, { 12, { 2, 0, 0, 0 } },
 	};
 
 	(void)state;

@@ -11,6 +11,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "accounting.h"
 #include "config.h"
 #include "procinfo.h"
 #include "log.h"
@@ -78,6 +79,32 @@ static void limits_text_hard(char *buf, size_t cap, const char *rtprio, const ch
 static void limits_text(char *buf, size_t cap, const char *rtprio, const char *rttime)
 {
 	limits_text_hard(buf, cap, rtprio, "0", rttime);
+}
+
+/* processor, field 39 of /proc/TID/stat (scope per-cpu): the CPU it last
+ * ran on; the range against the CPU count is iso_percpu_charge's */
+static void test_stat_processor(void **state)
+{
+	char line[512];
+	int cpu = -5;
+	const char *head = "4242 (a) b) R 1 4242 4242 0 -1 4194560 97 0 0 0 12 3 0 0 20 0 1 0 98765 "
+			   "2453504 100 18446744073709551615 1 1 0 0 0 0 0 0 0 0 0 0 17 ";
+
+	(void)state;
+	snprintf(line, sizeof(line), "%s1 0 0 0 0 0 0 0 0 0 0 0 0 0\n", head);
+	assert_int_equal(parse_stat_processor(line, &cpu), 0);
+	assert_int_equal(cpu, 1);
+	snprintf(line, sizeof(line), "%s63\n", head);
+	assert_int_equal(parse_stat_processor(line, &cpu), 0);
+	assert_int_equal(cpu, 63);
+	const char *bad[] = { "-1 0", "x 0", "99999999999 0", "7x 0", "" };
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		snprintf(line, sizeof(line), "%s%s", head, bad[i]);
+		assert_int_equal(parse_stat_processor(line, &cpu), -EBADMSG);
+	}
+	assert_int_equal(parse_stat_processor("1 (x) S 1 2 3", &cpu), -EBADMSG);
+	assert_int_equal(parse_stat_processor("no paren", &cpu), -EBADMSG);
+	assert_int_equal(cpu, 63);
 }
 
 static void test_limits(void **state)
@@ -228,6 +255,7 @@ static void test_config_values(void **state)
 		{ "sample_ms", "0" }, { "inherit", "maybe" }, { "max_threads", "0" },
 		{ "socket", "relative/path" }, { "log_level", "loud" },
 		{ "allow_users", "no-such-user-isosched" },
+		{ "scope", "percpu" }, { "scope", "" }, { "scope", "per-cpu " },
 	};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		assert_true(config_set(&c, bad[i][0], bad[i][1], &why) < 0);
@@ -239,6 +267,11 @@ static void test_config_values(void **state)
 	assert_int_equal(c.tun.iso_cpu, 80);
 	assert_int_equal(config_set(&c, "allow_groups", "0, root", &why), 0);
 	assert_int_equal(c.n_allow_groups, 2);
+	assert_int_equal(c.scope, ISO_SCOPE_GLOBAL);
+	assert_int_equal(config_set(&c, "scope", "per-cpu", &why), 0);
+	assert_int_equal(c.scope, ISO_SCOPE_PER_CPU);
+	assert_int_equal(config_set(&c, "scope", "Global", &why), 0);
+	assert_int_equal(c.scope, ISO_SCOPE_GLOBAL);
 	/* cross-field: the band above the enforcer, a band upside down */
 	assert_int_equal(config_set(&c, "band_lo", "50", &why), 0);
 	assert_int_equal(config_validate(&c, &why), -EINVAL);
@@ -266,8 +299,10 @@ static void test_config_reload_keys(void **state)
 	assert_int_equal(config_set(&n, "backend", "scx", &why), 0);
 	assert_int_equal(config_set(&n, "syslog", "yes", &why), 0);
 	assert_int_equal(config_set(&n, "state_file", "/tmp/x.state", &why), 0);
-	assert_int_equal(config_take_reloadable(&cur, &n, names, sizeof(names)), 3);
-	assert_string_equal(names, "state_file, backend, syslog");
+	assert_int_equal(config_set(&n, "scope", "per-cpu", &why), 0);
+	assert_int_equal(config_take_reloadable(&cur, &n, names, sizeof(names)), 4);
+	assert_string_equal(names, "state_file, scope, backend, syslog");
+	assert_int_equal(cur.scope, ISO_SCOPE_GLOBAL);
 	assert_int_equal(cur.tun.iso_cpu, 50);
 	assert_int_equal(cur.n_allow_users, 1);
 	assert_false(cur.use_syslog);
@@ -310,6 +345,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_status),
 		cmocka_unit_test(test_stat_and_schedstat),
+		cmocka_unit_test(test_stat_processor),
 		cmocka_unit_test(test_limits),
 		cmocka_unit_test(test_state_line),
 		cmocka_unit_test(test_state_record),

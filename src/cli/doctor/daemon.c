@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #define DEFAULT_CONF "/etc/isosched/isod.conf"
@@ -35,6 +36,8 @@ static void set_key(struct doc_isod_conf *o, const char *key, const char *val)
 		snprintf(o->backend, sizeof(o->backend), "%s", val);
 	else if (!strcmp(key, "accounting"))
 		snprintf(o->accounting, sizeof(o->accounting), "%s", val);
+	else if (!strcmp(key, "scope"))
+		snprintf(o->scope, sizeof(o->scope), "%s", val);
 	else if (!strcmp(key, "allow_users"))
 		snprintf(o->allow_users, sizeof(o->allow_users), "%s", val);
 	else if (!strcmp(key, "allow_groups"))
@@ -86,7 +89,7 @@ static void parse_cmdline(const char *args, size_t len, char *conf, size_t conf_
 {
 	static const struct { const char *opt, *key; } map[] = {
 		{ "--socket", "socket" }, { "-s", "socket" }, { "--backend", "backend" },
-		{ "--accounting", "accounting" },
+		{ "--accounting", "accounting" }, { "--scope", "scope" },
 		{ "--allow-users", "allow_users" }, { "--allow-groups", "allow_groups" },
 		{ "--config", "config" }, { "-c", "config" },
 	};
@@ -124,6 +127,8 @@ static void merge(struct doc_isod_conf *o, const struct doc_isod_conf *over,
 		memcpy(o->backend, over->backend, sizeof(o->backend));
 	if (over->accounting[0])
 		memcpy(o->accounting, over->accounting, sizeof(o->accounting));
+	if (over->scope[0])
+		memcpy(o->scope, over->scope, sizeof(o->scope));
 	if ((*users = over->allow_users[0] != '\0'))
 		memcpy(o->allow_users, over->allow_users, sizeof(o->allow_users));
 	if ((*groups = over->allow_groups[0] != '\0'))
@@ -152,6 +157,8 @@ static void load_conf(const struct doc_ctx *c, const char *args, size_t len,
 		snprintf(o->backend, sizeof(o->backend), "auto");
 	if (!o->accounting[0])
 		snprintf(o->accounting, sizeof(o->accounting), "auto");
+	if (!o->scope[0])
+		snprintf(o->scope, sizeof(o->scope), "global");
 }
 
 void doc_find_isod(const struct doc_ctx *c, const char *socket, struct doc_isod_conf *out)
@@ -207,7 +214,9 @@ static void check_backend(struct doc_report *r, const struct doc_ctx *c)
 		"/sys/kernel/sched_ext, the status reply does not name it",
 		scx ? "scx" : "kernel-rt", o->backend, o->conf_read || o->pid ? "" : "?",
 		scx ? "scx_iso schedules ISO threads, budget accounted per CPU"
-		    : "ISO threads run as kernel SCHED_FIFO/RR in the band, budget a share of all CPUs");
+		: strcasecmp(o->scope, "per-cpu")
+			? "ISO threads run as kernel SCHED_FIFO/RR in the band, budget a share of all CPUs"
+			: "ISO threads run as kernel SCHED_FIFO/RR in the band, budget per CPU (scope = per-cpu)");
 }
 
 /* Where isod's CPU figures come from (accounting, docs/configuration.md):

@@ -66,6 +66,7 @@ struct doc_isod_conf {
 	char socket[108];        /* "" unless set on its command line or file */
 	char backend[16];        /* "auto" unless set */
 	char accounting[16];     /* "auto" unless set */
+	char scope[16];          /* "global" unless set */
 	char allow_users[256], allow_groups[256]; /* "" = everybody */
 	bool allow_known;        /* the two above are known to be right */
 };

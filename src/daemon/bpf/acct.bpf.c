@@ -123,6 +123,7 @@ int BPF_PROG(isod_acct_switch, bool preempt, struct task_struct *prev, struct ta
 		return 0;
 	a = bpf_map_lookup_elem(&tracked, &tid);
 	if (a) {
+		a->cpu = bpf_get_smp_processor_id();
 		*(volatile __u64 *)&a->total_ns = BPF_CORE_READ(next, se.sum_exec_runtime);
 		compiler_barrier();
 		*(volatile __u64 *)&a->since_ns = now;

@@ -13,10 +13,14 @@
  * first saw it switch (isod added it while it ran: isod falls back to
  * /proc until then). Field order matters: total_ns before since_ns, and
  * the program clears since_ns before it moves total_ns on, so a copy
- * taken while it writes may be short, never long (accounting_check.c). */
+ * taken while it writes may be short, never long (accounting_check.c).
+ * cpu: the CPU of its last switch-in (isod's scope per-cpu), checked
+ * against the CPU count by isod. */
 struct acct_thread {
 	__u64 total_ns;
 	__u64 since_ns;
+	__u32 cpu;
+	__u32 pad;
 };
 #define ACCT_UNSEEN (~0ULL)
 
