@@ -158,10 +158,10 @@ int isod_grant(struct isod *d, const struct grant *g, struct tracked **out)
 		 (int)e->tid, (int)e->pid, (unsigned)e->uid,
 		 iso_policy_name(e->policy), e->prio, e->kprio,
 		 e->core.demoted ? ", demoted while over budget" : "");
-	/* The server writes the state file before it sends the reply (group
-	 * commit, server.c): a daemon killed once the client has heard of the
-	 * grant still finds this thread when it restarts. */
-	atomic_store(&d->state_dirty, true);
+	/* The server appends this record to the state file before it sends
+	 * the reply (group commit, server.c): a daemon killed once the client
+	 * has heard of the grant still finds this thread when it restarts. */
+	statefile_note_grant(d, e);
 	isod_replan(d); /* one more thread that can use the budget */
 	if (out)
 		*out = e;
@@ -186,6 +186,29 @@ int isod_recorded(struct isod *d, bool ok)
 		n++;
 	}
 	return n;
+}
+
+int isod_recorded_keys(struct isod *d, const struct state_key *keys, unsigned n, bool ok)
+{
+	int undone = 0;
+
+	for (unsigned i = 0; i < n; i++) {
+		struct tracked *e = tasks_find(&d->tasks, keys[i].tid);
+
+		/* gone since, or another grant of the same tid: nothing to do */
+		if (!e || e->recorded || e->starttime != keys[i].starttime)
+			continue;
+		if (ok) {
+			e->recorded = true;
+			continue;
+		}
+		log_error("thread %d: grant undone, it could not be recorded", (int)e->tid);
+		if (tasks_alive(e))
+			(void)actuator_demote(backend_current(), e->tid);
+		isod_forget(d, e);
+		undone++;
+	}
+	return undone;
 }
 
 int isod_release(struct isod *d, pid_t tid)
@@ -218,6 +241,7 @@ void isod_forget(struct isod *d, struct tracked *e)
 	pid_t pid = e->pid;
 	bool gone = !tasks_alive(e);
 
+	statefile_note_release(d, e);
 	d->acct->untrack(e);
 	tasks_remove(&d->tasks, e);
 	isod_replan(d); /* perhaps the last one: then no check at all */

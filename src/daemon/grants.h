@@ -45,6 +45,9 @@ int isod_verify(struct isod *d);
  * demoted and forgotten: no thread stays RT without a record. Returns how
  * many were undone. */
 int isod_recorded(struct isod *d, bool ok);
+/* The same for the grants of one appended batch only (statefile.h):
+ * O(batch), not O(threads). */
+int isod_recorded_keys(struct isod *d, const struct state_key *keys, unsigned n, bool ok);
 void isod_demote_all(struct isod *d);
 void isod_thread_info(const struct isod *d, const struct tracked *e,
 		      struct iso_thread_info *out);

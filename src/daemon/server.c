@@ -105,21 +105,24 @@ static void flush_one(int ep, struct conn *c, bool recorded)
 	send_reply(ep, c, c->held, len);
 }
 
-/* Write the state file if anything changed, with the grants of this round
- * (group commit). False if it could not be written: those grants have been
- * undone (isod_recorded) and it is retried next round. */
+/* Record this round's changes in the state file, if any (group commit):
+ * one append, or now and then a compaction (statefile.h). False if they
+ * could not be written: the grants among them have been undone
+ * (isod_recorded*) and the file is rewritten whole next round. */
 static bool sync_state(struct isod *d)
 {
+	enum state_commit how;
 	int r;
 
 	if (!atomic_exchange(&d->state_dirty, false))
 		return true;
+	statefile_check(d);
 	pthread_mutex_lock(&d->lock);
-	statefile_snapshot(d);
+	how = statefile_begin(d);
 	pthread_mutex_unlock(&d->lock);
-	r = statefile_store(d);
+	r = statefile_flush(d, how);
 	pthread_mutex_lock(&d->lock);
-	isod_recorded(d, r == 0);
+	statefile_end(d, how, r == 0);
 	pthread_mutex_unlock(&d->lock);
 	if (r < 0) {
 		/* said once, not every round it is retried */

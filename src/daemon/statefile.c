@@ -18,39 +18,114 @@
 #include "log.h"
 #include "procinfo.h"
 
+/* One record's longest text: "tid pid uid starttime policy prio limit\n"
+ * with every number at its widest. */
+#define RECORD_MAX 96
+
+static int batch_init(struct state_batch *b)
+{
+	memset(b, 0, sizeof(*b));
+	b->text = malloc((size_t)STATEFILE_PENDING * RECORD_MAX);
+	b->grants = calloc(STATEFILE_PENDING, sizeof(*b->grants));
+	return b->text && b->grants ? 0 : -ENOMEM;
+}
+
+static void batch_clear(struct state_batch *b)
+{
+	b->len = 0;
+	b->records = 0;
+	b->ngrants = 0;
+	b->overflow = false;
+}
+
 int statefile_buf_init(struct statefile_buf *b, unsigned max_threads)
 {
-	/* one line per thread at most 60 bytes, plus the header */
-	b->cap = ((size_t)max_threads + 2) * 64;
-	b->len = 0;
-	b->failing = false;
+	memset(b, 0, sizeof(*b));
+	b->fd = b->dirfd = -1;
+	b->cap = ((size_t)max_threads + 2) * RECORD_MAX;
 	b->text = malloc(b->cap);
-	return b->text ? 0 : -ENOMEM;
+	if (!b->text || batch_init(&b->pending) < 0 || batch_init(&b->writing) < 0) {
+		statefile_buf_free(b);
+		return -ENOMEM;
+	}
+	return 0;
 }
 
 void statefile_buf_free(struct statefile_buf *b)
 {
 	free(b->text);
 	b->text = NULL;
+	free(b->pending.text);
+	free(b->pending.grants);
+	free(b->writing.text);
+	free(b->writing.grants);
+	memset(&b->pending, 0, sizeof(b->pending));
+	memset(&b->writing, 0, sizeof(b->writing));
+	if (b->fd >= 0)
+		close(b->fd);
+	if (b->dirfd >= 0)
+		close(b->dirfd);
+	b->fd = b->dirfd = -1;
+}
+
+static int format_grant(char *buf, size_t cap, const struct tracked *e)
+{
+	return snprintf(buf, cap, "%d %d %u %llu %d %d %u\n", (int)e->tid, (int)e->pid,
+			(unsigned)e->uid, (unsigned long long)e->starttime, e->policy, e->prio,
+			e->core.limit);
+}
+
+/* Queue one record; a round with more changes than fit compacts instead
+ * (the snapshot then says it all). */
+static void note(struct isod *d, const struct tracked *e, bool grant)
+{
+	struct state_batch *b = &d->state.pending;
+	char rec[RECORD_MAX];
+	int n = grant ? format_grant(rec, sizeof(rec), e)
+		      : snprintf(rec, sizeof(rec), "- %d %llu\n", (int)e->tid,
+				 (unsigned long long)e->starttime);
+
+	if (b->overflow || !b->text) {
+		/* already compacting (or no buffers): nothing to queue */
+	} else if (n < 0 || (size_t)n >= sizeof(rec) || b->records >= STATEFILE_PENDING ||
+		   b->len + (size_t)n > (size_t)STATEFILE_PENDING * RECORD_MAX) {
+		b->overflow = true;
+	} else {
+		memcpy(b->text + b->len, rec, (size_t)n);
+		b->len += (size_t)n;
+		b->records++;
+		if (grant)
+			b->grants[b->ngrants++] = (struct state_key){ e->tid, e->starttime };
+	}
+	atomic_store(&d->state_dirty, true);
+}
+
+void statefile_note_grant(struct isod *d, const struct tracked *e)
+{
+	note(d, e, true);
+}
+
+void statefile_note_release(struct isod *d, const struct tracked *e)
+{
+	note(d, e, false);
 }
 
 void statefile_snapshot(struct isod *d)
 {
-	size_t len = 0;
+	size_t len = 0, records = 0;
 
 	len += (size_t)snprintf(d->state.text, d->state.cap,
-				"# isod state: tid pid uid starttime policy prio limit\n");
+				"# isod state: tid pid uid starttime policy prio limit; \"- tid starttime\": released\n");
 	TASKS_FOREACH(&d->tasks, e) {
 		if (len >= d->state.cap)
 			break;
-		len += (size_t)snprintf(d->state.text + len, d->state.cap - len,
-					"%d %d %u %llu %d %d %u\n", (int)e->tid, (int)e->pid,
-					(unsigned)e->uid, (unsigned long long)e->starttime,
-					e->policy, e->prio, e->core.limit);
+		len += (size_t)format_grant(d->state.text + len, d->state.cap - len, e);
+		records++;
 	}
 	/* cannot happen (sized for max_threads lines); a cut record would be
-	 * a damaged one, which makes the next start sweep */
+	 * a torn one, ignored, and its thread found by the next start's sweep */
 	d->state.len = len < d->state.cap ? len : d->state.cap - 1;
+	d->state.snap_records = records;
 }
 
 /* Said once: every round of grants tries again, and the path does not
@@ -62,11 +137,25 @@ static atomic_bool dir_warned;
  * restarted isod would re-grant — or links to other files. Returns the
  * directory fd and sets *base to the file's name in it; -EPERM when
  * others can write it (logged the first time). */
-static int open_state_dir(const char *path, const char **base)
+/* Only root (or isod's own user) can write the open directory fd? */
+static int dir_trusted(int fd, const char *name)
+{
+	struct stat st;
+
+	if (fstat(fd, &st) < 0 || (st.st_uid != 0 && st.st_uid != geteuid()) ||
+	    (st.st_mode & (S_IWGRP | S_IWOTH))) {
+		if (!atomic_exchange(&dir_warned, true))
+			log_error("state file directory %s is writable by others than root (mode %04o, owner %u): not used, grants refused",
+				  name, (unsigned)(st.st_mode & 07777), (unsigned)st.st_uid);
+		return -EPERM;
+	}
+	return 0;
+}
+
+int statefile_open_dir(const char *path, const char **base)
 {
 	char dir[sizeof(((struct isod_config *)0)->state_path)];
 	const char *slash = strrchr(path, '/');
-	struct stat st;
 	size_t n;
 	int fd;
 
@@ -81,27 +170,31 @@ static int open_state_dir(const char *path, const char **base)
 	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	if (fstat(fd, &st) < 0 || (st.st_uid != 0 && st.st_uid != geteuid()) ||
-	    (st.st_mode & (S_IWGRP | S_IWOTH))) {
+	if (dir_trusted(fd, dir) < 0) {
 		close(fd);
-		if (!atomic_exchange(&dir_warned, true))
-			log_error("state file directory %s is writable by others than root (mode %04o, owner %u): not used, grants refused",
-				  dir, (unsigned)(st.st_mode & 07777), (unsigned)st.st_uid);
 		return -EPERM;
 	}
 	return fd;
 }
 
-int statefile_store(const struct isod *d)
+int statefile_store(struct isod *d)
 {
+	struct statefile_buf *b = &d->state;
 	char tmp[NAME_MAX + 1];
 	const char *base;
+	struct stat st;
 	size_t off = 0;
 	int dfd, fd, r = 0;
 
 	if (!d->cfg.state_path[0])
 		return 0;
-	dfd = open_state_dir(d->cfg.state_path, &base);
+	/* whatever happens, later changes go to the new file or to none */
+	if (b->fd >= 0)
+		close(b->fd);
+	if (b->dirfd >= 0)
+		close(b->dirfd);
+	b->fd = b->dirfd = -1;
+	dfd = statefile_open_dir(d->cfg.state_path, &base);
 	if (dfd < 0)
 		return dfd;
 	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.tmp", base) >= sizeof(tmp)) {
@@ -109,32 +202,43 @@ int statefile_store(const struct isod *d)
 		return -ENAMETOOLONG;
 	}
 	/* a new file of our own, never through a link: a leftover (an
-	 * earlier crash, or something planted) is removed, not followed */
-	fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	 * earlier crash, or something planted) is removed, not followed.
+	 * O_APPEND: it is the log later changes are appended to */
+	fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_APPEND | O_CLOEXEC, 0644);
 	if (fd < 0 && errno == EEXIST && unlinkat(dfd, tmp, 0) == 0)
-		fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+		fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_APPEND | O_CLOEXEC,
+			    0644);
 	if (fd < 0) {
 		r = -errno;
 		close(dfd);
 		return r;
 	}
-	while (off < d->state.len && r == 0) {
-		ssize_t w = write(fd, d->state.text + off, d->state.len - off);
+	while (off < b->len && r == 0) {
+		ssize_t w = write(fd, b->text + off, b->len - off);
 
 		if (w < 0 && errno != EINTR)
 			r = -EIO;
 		else if (w > 0)
 			off += (size_t)w;
 	}
-	if (close(fd) < 0 && r == 0)
+	if (r == 0 && fstat(fd, &st) < 0)
 		r = -errno;
 	/* rename replaces the name itself, a link there included */
 	if (r == 0 && renameat(dfd, tmp, dfd, base) < 0)
 		r = -errno;
-	if (r < 0)
+	if (r < 0) {
 		(void)unlinkat(dfd, tmp, 0);
-	close(dfd);
-	return r;
+		close(fd);
+		close(dfd);
+		return r;
+	}
+	/* the directory stays open: each append checks it (fstat) */
+	b->fd = fd;
+	b->dirfd = dfd;
+	b->records = b->snap_records;
+	b->dev = st.st_dev;
+	b->ino = st.st_ino;
+	return 0;
 }
 
 int statefile_write(struct isod *d)
@@ -143,99 +247,81 @@ int statefile_write(struct isod *d)
 	return statefile_store(d);
 }
 
-int statefile_parse_line(const char *line, struct state_line *s)
+void statefile_check(struct isod *d)
 {
-	char extra;
+	struct statefile_buf *b = &d->state;
+	struct stat st;
 
-	if (sscanf(line, "%d %d %u %llu %d %d %u %c", &s->tid, &s->pid, &s->uid,
-		   &s->starttime, &s->policy, &s->prio, &s->limit, &extra) != 7)
-		return -EBADMSG;
-	if (s->tid <= 0 || s->pid <= 0 || !iso_policy_is_iso(s->policy) ||
-	    iso_check_param(s->policy, s->prio) < 0 || s->limit > 100)
-		return -EBADMSG;
+	/* removed (the unit's directory cleaned) or replaced, the file, or
+	 * the directory, at the path: it is written anew */
+	b->stale = b->fd < 0 || lstat(d->cfg.state_path, &st) < 0 || st.st_dev != b->dev ||
+		   st.st_ino != b->ino;
+}
+
+enum state_commit statefile_begin(struct isod *d)
+{
+	struct statefile_buf *b = &d->state;
+	struct state_batch t;
+
+	/* no state file configured: nothing to compact (append() writes
+	 * nothing), so no O(threads) snapshot per change either */
+	if (d->cfg.state_path[0] &&
+	    (b->fd < 0 || b->stale || b->pending.overflow ||
+	     b->records + b->pending.records > 2 * d->tasks.used + STATEFILE_SLACK)) {
+		/* the snapshot has every change queued so far */
+		statefile_snapshot(d);
+		batch_clear(&b->pending);
+		return STATE_REWRITE;
+	}
+	t = b->writing;
+	b->writing = b->pending;
+	b->pending = t;
+	batch_clear(&b->pending);
+	return STATE_APPEND;
+}
+
+/* Append the batch taken by statefile_begin: one write for the round. */
+static int append(struct isod *d)
+{
+	struct statefile_buf *b = &d->state;
+	size_t off = 0;
+
+	if (!b->writing.len || !d->cfg.state_path[0])
+		return 0;
+	/* as for a rewrite: a directory others can write is not used (the
+	 * one open is the one at the path: statefile_check) */
+	if (dir_trusted(b->dirfd, d->cfg.state_path) < 0)
+		return -EPERM;
+	while (off < b->writing.len) {
+		ssize_t w = write(b->fd, b->writing.text + off, b->writing.len - off);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			/* perhaps a part was written: the next commit rewrites the
+			 * file whole, so a cut record is never followed by others */
+			close(b->fd);
+			b->fd = -1;
+			return w < 0 ? -errno : -EIO;
+		}
+		off += (size_t)w;
+	}
+	b->records += b->writing.records;
 	return 0;
 }
 
-int statefile_recover(struct isod *d)
+int statefile_flush(struct isod *d, enum state_commit how)
 {
-	char line[256];
-	const char *base;
-	FILE *f;
-	int n = 0, dfd, fd, r;
-	bool damaged = false;
+	return how == STATE_REWRITE ? statefile_store(d) : append(d);
+}
 
-	/* a record anyone could have written is no record: -EPERM, and the
-	 * caller sweeps as for a lost one */
-	dfd = open_state_dir(d->cfg.state_path, &base);
-	if (dfd < 0)
-		return dfd;
-	fd = openat(dfd, base, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-	close(dfd);
-	if (fd < 0)
-		return -errno;
-	f = fdopen(fd, "r");
-	if (!f) {
-		close(fd);
-		return -ENOMEM;
-	}
-	while (fgets(line, sizeof(line), f)) {
-		struct state_line s;
-		struct grant g;
-		struct tracked pin;
+void statefile_end(struct isod *d, enum state_commit how, bool ok)
+{
+	struct state_batch *w = &d->state.writing;
 
-		if (line[0] == '#')
-			continue;
-		if (statefile_parse_line(line, &s) < 0) {
-			damaged = true;
-			continue;
-		}
-		/* pin the thread first: a different one under a reused TID
-		 * (another start time) is none of ours, and must not be
-		 * touched even to demote it */
-		memset(&pin, 0, sizeof(pin));
-		r = tasks_open(d->proc, s.pid, s.tid, &pin);
-		if (r < 0) {
-			log_debug_errno(r, "state file: thread %d of process %d not re-granted", (int)s.tid,
-					(int)s.pid);
-			continue;
-		}
-		if (pin.starttime != s.starttime) {
-			log_debug("state file: thread %d started at %llu, not %llu: another thread, not touched",
-				  (int)s.tid, (unsigned long long)pin.starttime,
-				  (unsigned long long)s.starttime);
-			close(pin.statfd);
-			continue;
-		}
-		g.pid = s.pid;
-		g.tid = s.tid;
-		g.uid = s.uid;
-		g.by = s.uid;
-		g.starttime = s.starttime;
-		g.policy = s.policy;
-		g.prio = s.prio;
-		g.limit = s.limit;
-		g.flags = 0;
-		r = isod_grant(d, &g, NULL);
-		if (r == 0) {
-			n++;
-		} else if (r == -EPERM) {
-			/* another user's thread: not the one the entry names */
-			log_warning("%s lists thread %d for uid %u, but it belongs to another user: not touched",
-				    d->cfg.state_path, (int)s.tid, s.uid);
-		} else if (tasks_alive(&pin)) {
-			/* ours, but cannot be policed: never leave it RT */
-			log_warning_errno(r, "state file: cannot grant thread %d again; demoted",
-					  (int)s.tid);
-			(void)actuator_demote(backend_current(), s.tid);
-		}
-		close(pin.statfd);
-	}
-	fclose(f);
-	if (n)
-		log_info("recovered %d ISO thread(s) from %s", n, d->cfg.state_path);
-	if (damaged) {
-		log_warning("%s has unreadable lines", d->cfg.state_path);
-		return -EBADMSG;
-	}
-	return n;
+	if (how == STATE_REWRITE)
+		(void)isod_recorded(d, ok);
+	else
+		(void)isod_recorded_keys(d, w->grants, w->ngrants, ok);
+	batch_clear(w);
 }

@@ -3,6 +3,7 @@
  * refused configuration must leave the old one untouched. The same bytes
  * as what the BPF accounting reads from its maps and ring buffer: the
  * checks never crash, and a thread's CPU time never goes backwards. */
+#include <errno.h>
 #include <ini.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -52,6 +53,21 @@ static void map_values(const uint8_t *data, size_t size)
 	(void)acct_band_sum(cpus, n, &sum);
 }
 
+/* The state log's replay, on the raw bytes (NULs, no final newline). */
+static void state_log(const uint8_t *data, size_t size)
+{
+	struct state_line *live = NULL;
+	size_t n = 0;
+	bool torn;
+
+	if (statefile_parse_log((const char *)data, size, &live, &n, &torn) != -ENOMEM) {
+		for (size_t i = 0; i < n; i++)
+			if (live[i].tid <= 0 || live[i].limit > 100)
+				__builtin_trap(); /* a live record is a validated one */
+	}
+	free(live);
+}
+
 static int on_line(void *user, const char *section, const char *key, const char *value)
 {
 	const char *why;
@@ -83,6 +99,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	(void)parse_schedstat_buf(s, &v);
 	(void)parse_limits_buf(s, &lim);
 	(void)statefile_parse_line(s, &sl);
+	(void)statefile_parse_record(s, &sl);
+	state_log(data, size);
 	config_defaults(&c);
 	(void)ini_parse_string(s, on_line, &c);
 	/* whatever the file said, validation decides; no crash either way */

@@ -157,6 +157,90 @@ static void test_state_line(void **state)
 	assert_int_equal(statefile_parse_line("-1 99 1000 12345 4 50 0\n", &s), -EBADMSG);
 }
 
+static void test_state_record(void **state)
+{
+	struct state_line s;
+	(void)state;
+	assert_int_equal(statefile_parse_record("100 99 1000 12345 4 50 0", &s), STATE_REC_GRANT);
+	assert_int_equal(s.tid, 100);
+	assert_int_equal(statefile_parse_record("- 100 12345", &s), STATE_REC_RELEASE);
+	assert_int_equal(s.tid, 100);
+	assert_true(s.starttime == 12345);
+	/* no space, no start time, junk after, a bad tid, a grant's damage */
+	assert_int_equal(statefile_parse_record("-100 12345", &s), -EBADMSG);
+	assert_int_equal(statefile_parse_record("- 100", &s), -EBADMSG);
+	assert_int_equal(statefile_parse_record("- 100 12345 7", &s), -EBADMSG);
+	assert_int_equal(statefile_parse_record("- 0 12345", &s), -EBADMSG);
+	assert_int_equal(statefile_parse_record("- -5 12345", &s), -EBADMSG);
+	assert_int_equal(statefile_parse_record("100 99 1000 12345 1 50 0", &s), -EBADMSG);
+}
+
+static int parse_log_str(const char *text, struct state_line **live, size_t *n, bool *torn)
+{
+	return statefile_parse_log(text, strlen(text), live, n, torn);
+}
+
+static void test_state_log(void **state)
+{
+	struct state_line *live;
+	size_t n;
+	bool torn;
+	(void)state;
+
+	/* the old format (a compacted log is the same): every line live */
+	assert_int_equal(parse_log_str("# isod state\n10 9 1000 1 4 50 0\n11 9 1000 2 4 50 0\n",
+				       &live, &n, &torn), 0);
+	assert_int_equal(n, 2);
+	assert_false(torn);
+	assert_int_equal(live[0].tid, 10);
+	assert_int_equal(live[1].tid, 11);
+	free(live);
+	/* a release ends a grant; a later grant of the same tid (a reused
+	 * one, or a new priority) wins; order: of each tid's last record */
+	assert_int_equal(parse_log_str("10 9 1000 1 4 50 0\n11 9 1000 2 4 50 0\n- 10 1\n"
+				       "12 9 1000 3 4 50 0\n11 9 1000 2 4 60 0\n- 12 3\n"
+				       "10 9 1000 77 4 20 0\n",
+				       &live, &n, &torn), 0);
+	assert_int_equal(n, 2);
+	assert_int_equal(live[0].tid, 11);
+	assert_int_equal(live[0].prio, 60);
+	assert_int_equal(live[1].tid, 10);
+	assert_true(live[1].starttime == 77);
+	free(live);
+	/* an append cut short: ignored, not damage; the rest is used */
+	assert_int_equal(parse_log_str("10 9 1000 1 4 50 0\n- 10 1\n11 9 10", &live, &n, &torn), 0);
+	assert_true(torn);
+	assert_int_equal(n, 0);
+	free(live);
+	assert_int_equal(parse_log_str("10 9 1000 1 4 50 0\n- 10", &live, &n, &torn), 0);
+	assert_true(torn);
+	assert_int_equal(n, 1); /* the cut release is not believed */
+	free(live);
+	/* damage in the middle: the readable records are used, -EBADMSG */
+	assert_int_equal(parse_log_str("10 9 1000 1 4 50 0\nxx\n11 9 1000 2 4 50 0\n",
+				       &live, &n, &torn), -EBADMSG);
+	assert_int_equal(n, 2);
+	free(live);
+	/* an empty log, a NUL inside a line, a line too long */
+	assert_int_equal(statefile_parse_log("", 0, &live, &n, &torn), 0);
+	assert_int_equal(n, 0);
+	free(live);
+	assert_int_equal(statefile_parse_log("10 9\0 1000 1 4 50 0\n", 21, &live, &n, &torn),
+			 -EBADMSG);
+	assert_int_equal(n, 0);
+	free(live);
+	{
+		char longline[400];
+
+		memset(longline, '1', sizeof(longline) - 2);
+		longline[sizeof(longline) - 2] = '\n';
+		longline[sizeof(longline) - 1] = '\0';
+		assert_int_equal(parse_log_str(longline, &live, &n, &torn), -EBADMSG);
+		assert_int_equal(n, 0);
+		free(live);
+	}
+}
+
 static void test_config_values(void **state)
 {
 	struct isod_config c, before;
@@ -264,6 +348,8 @@ int main(void)
 		cmocka_unit_test(test_stat_processor),
 		cmocka_unit_test(test_limits),
 		cmocka_unit_test(test_state_line),
+		cmocka_unit_test(test_state_record),
+		cmocka_unit_test(test_state_log),
 		cmocka_unit_test(test_config_values),
 		cmocka_unit_test(test_config_reload_keys),
 		cmocka_unit_test(test_config_file),

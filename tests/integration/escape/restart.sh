@@ -11,6 +11,10 @@
 #     the process id; the restart's sweep must demote it.
 #  D. the state file names a thread that is not what it says (issue 11
 #     item 5: recovery pins, then checks start time and owner).
+#  E. the state file is a log: a release appended after the grant keeps a
+#     SIGKILLed isod's restart from granting the released thread again,
+#     and a record cut short at the end (isod killed while appending it)
+#     is ignored: the thread its last whole record names is recovered.
 # The auditor runs after each restart.
 source "$SRC_ROOT/tests/integration/lib.sh"
 source "$SRC_ROOT/tests/integration/escape/elib.sh"
@@ -86,4 +90,36 @@ tracked_tids | grep -qx "$rootrt" && fail "D: recovery granted root's thread to 
 grep -q "lists thread $rootrt for uid 65534, but it belongs to another user" "$ISO_TMP/isod.log" ||
 	fail "D: recovery did not say why it left $rootrt alone"
 audit_ok "D: stale state-file entries"
+
+# E
+stop_isod
+rm -f "$ISO_TMP/isod.state"
+start_policing_isod --rate-limit 0
+"${NOBODY[@]}" sleep 30 & s1=$!; ISO_CHILDREN+=($!)
+"${NOBODY[@]}" sleep 30 & s2=$!; ISO_CHILDREN+=($!)
+sleep 0.2
+for t in $s1 $s2; do
+	"${NOBODY[@]}" "$ISOCTL" set --fifo -p 10 "$t" >/dev/null || fail "E: cannot grant $t"
+done
+"${NOBODY[@]}" "$ISOCTL" set --normal "$s2" >/dev/null || fail "E: cannot release $s2"
+"${NOBODY[@]}" "$ISOCTL" set --normal "$s1" >/dev/null || fail "E: cannot release $s1"
+"${NOBODY[@]}" "$ISOCTL" set --fifo -p 10 "$s2" >/dev/null || fail "E: cannot grant $s2 again"
+# enough changes to compact the log (statefile.h: past twice the live
+# records plus 256): the compacted file still has the live grant
+for _ in $(seq 140); do
+	"${NOBODY[@]}" "$ISOCTL" set --fifo -p 10 "$s1" >/dev/null || fail "E: cannot grant $s1"
+	"${NOBODY[@]}" "$ISOCTL" set --normal "$s1" >/dev/null || fail "E: cannot release $s1"
+done
+lines=$(wc -l <"$ISO_TMP/isod.state")
+[ "$lines" -lt 280 ] || fail "E: 280 changes, $lines lines: the log was never compacted"
+kill -KILL "$ISOD_PID"; wait "$ISOD_PID" 2>/dev/null; ISOD_PID=
+grep -q "^- $s1 " "$ISO_TMP/isod.state" || fail "E: no release record for $s1: $(cat "$ISO_TMP/isod.state")"
+printf -- '- %s' "$s2" >>"$ISO_TMP/isod.state" # torn: no start time, no newline
+start_policing_isod
+tracked_tids | grep -qx "$s1" && fail "E: the restart granted the released $s1 again"
+[ "$(policy_of "$s1")" = 0 ] || fail "E: released $s1 is RT after the restart: $(kernel_sched "$s1")"
+tracked_tids | grep -qx "$s2" || fail "E: the restart did not recover $s2 (its last whole record is a grant)"
+[ "$(policy_of "$s2")" = 1 ] || fail "E: recovered $s2 not FIFO: $(kernel_sched "$s2")"
+grep -q "cut short" "$ISO_TMP/isod.log" || fail "E: the torn record was not noted"
+audit_ok "E: the log's releases and a torn last record"
 echo PASS

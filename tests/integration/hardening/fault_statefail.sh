@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Fault: the state file cannot be written (full or read-only /run; here:
-# the state file's directory made immutable with chattr +i, which stops
-# root too). isod promises "on disk before the client hears of it"
+# the state file and its directory made immutable with chattr +i, which
+# stops root too: no append to the log, no compaction). isod promises "on disk before the client hears of it"
 # (grants.c): a grant it cannot record would survive a SIGKILL unpoliced,
 # because the restarted isod finds the old, intact record and therefore
 # neither re-polices nor sweeps the thread. So: either the grant is
@@ -14,12 +14,12 @@ need_root
 command -v chattr >/dev/null || skip "no chattr"
 sdir=$ISO_TMP/state
 mkdir -p "$sdir"
-trap 'rc=$?; chattr -i "$sdir" 2>/dev/null; (exit $rc); iso_cleanup' EXIT
+trap 'rc=$?; chattr -i "$sdir/isod.state" "$sdir" 2>/dev/null; (exit $rc); iso_cleanup' EXIT
 opts=($(no_rate_limit) --state-file "$sdir/isod.state" --band 70:80 --sweep-orphans yes)
 start_isod "${opts[@]}"
 for _ in $(seq 50); do [ -f "$sdir/isod.state" ] && break; sleep 0.1; done
 [ -f "$sdir/isod.state" ] || fail "isod wrote no initial state record"
-chattr +i "$sdir" 2>/dev/null || skip "chattr +i not supported on $sdir"
+chattr +i "$sdir/isod.state" "$sdir" 2>/dev/null || skip "chattr +i not supported on $sdir"
 if touch "$sdir/probe" 2>/dev/null; then skip "immutable directory still writable"; fi
 
 "${AS_NOBODY[@]}" "$SPIN" --threads 10 --seconds 0.3 --duty 2 --idle-after 20 \
@@ -30,9 +30,11 @@ tids=$(awk '/^tid/{print $2}' "$ISO_TMP/fam")
 refused=$(grep -c 'iso_set_thread' "$ISO_TMP/fam")
 r=$(police_report $tids)
 log "with an unwritable state file: $refused of 10 grants refused; $r"
+# every grant needs its record appended: none can be acknowledged
+[ "$refused" -eq 10 ] || fail "only $refused of 10 grants refused with an unwritable state file ($r)"
 grep -c 'state file' "$ISO_TMP/isod.log" | while read -r n; do log "isod logged $n state-file warnings"; done
 kill -KILL "$ISOD_PID"; wait "$ISOD_PID" 2>/dev/null; ISOD_PID=
-chattr -i "$sdir"
+chattr -i "$sdir/isod.state" "$sdir"
 start_isod "${opts[@]}"
 r=$(police_report $tids)
 log "after SIGKILL and a restart: $r"
