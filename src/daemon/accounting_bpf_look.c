@@ -14,9 +14,11 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
@@ -238,13 +240,36 @@ static bool on_a_cpu(pid_t tid)
 	return false;
 }
 
+/* Has tid exited already (a zombie, dead, or gone)? Its exit tracepoint
+ * may have fired before it was in the map, and a zombie never switches in
+ * again; an unreadable stat counts as exited (read it, to be sure). */
+static bool exited_already(const struct tracked *e)
+{
+	char path[64], buf[512], *p;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", (int)e->pid, (int)e->tid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return true;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return true;
+	buf[n] = '\0';
+	p = strrchr(buf, ')');
+	return !p || p[1] != ' ' || p[2] == 'Z' || p[2] == 'X' || p[2] == 'x' || p[2] == '\0';
+}
+
 void acct_look_track(const struct tracked *e, uint32_t slot, bool in_map)
 {
 	/* in the map first (done), then the look: a switch-in after it
 	 * finds the thread tracked and sets its bit; one before it left its
 	 * TID on that CPU (the program writes it, with a barrier, before
-	 * its lookup). Not in the map: read at every check. */
-	set_must(slot, !in_map || on_a_cpu(e->tid));
+	 * its lookup); an exit after it is reported. Not in the map, or
+	 * exited before it: read at every check (until found gone). */
+	set_must(slot, !in_map || on_a_cpu(e->tid) || exited_already(e));
 }
 
 void acct_look_untrack(const struct tracked *e)

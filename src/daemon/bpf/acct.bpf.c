@@ -75,6 +75,7 @@ struct {
 
 #define SCHED_FIFO_ 1
 #define SCHED_RR_ 2
+#define TASK_DEAD_ 0x80 /* include/linux/sched.h, the same since 4.x */
 
 /* Is t a user's thread at an RT priority inside the band? */
 static __always_inline int in_band_user(struct task_struct *t, __u32 *prio)
@@ -167,6 +168,13 @@ int BPF_PROG(isod_acct_switch, bool preempt, struct task_struct *prev, struct ta
 		*(volatile __u64 *)&a->since_ns = 0;
 		compiler_barrier();
 		*(volatile __u64 *)&a->total_ns = BPF_CORE_READ(prev, se.sum_exec_runtime);
+		/* its last switch (TASK_DEAD): reported as an exit too, for a
+		 * thread isod began to track after the exit tracepoint had
+		 * fired in it (a zombie leader still reads well in /proc) */
+		if (prev_state & TASK_DEAD_) {
+			mark_ran(a->slot);
+			event(ACCT_EV_EXIT, tid, a->slot, BPF_CORE_READ(prev, start_boottime));
+		}
 	}
 	tid = BPF_CORE_READ(next, pid);
 	a = tid ? bpf_map_lookup_elem(&tracked, &tid) : 0;
