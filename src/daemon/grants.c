@@ -168,6 +168,21 @@ int isod_grant(struct isod *d, const struct grant *g, struct tracked **out)
 	return 0;
 }
 
+/* e's grant is in the state file (ok), or could not be written: undone.
+ * 1 when undone. */
+static int settle_record(struct isod *d, struct tracked *e, bool ok)
+{
+	if (ok) {
+		e->recorded = true;
+		return 0;
+	}
+	log_error("thread %d: grant undone, it could not be recorded", (int)e->tid);
+	if (tasks_alive(e))
+		(void)actuator_demote(backend_current(), e->tid);
+	isod_forget(d, e);
+	return 1;
+}
+
 int isod_recorded(struct isod *d, bool ok)
 {
 	int n = 0;
@@ -175,15 +190,7 @@ int isod_recorded(struct isod *d, bool ok)
 	TASKS_FOREACH(&d->tasks, e) {
 		if (e->recorded)
 			continue;
-		if (ok) {
-			e->recorded = true;
-			continue;
-		}
-		log_error("thread %d: grant undone, it could not be recorded", (int)e->tid);
-		if (tasks_alive(e))
-			(void)actuator_demote(backend_current(), e->tid);
-		isod_forget(d, e);
-		n++;
+		n += settle_record(d, e, ok);
 	}
 	return n;
 }
@@ -198,15 +205,7 @@ int isod_recorded_keys(struct isod *d, const struct state_key *keys, unsigned n,
 		/* gone since, or another grant of the same tid: nothing to do */
 		if (!e || e->recorded || e->starttime != keys[i].starttime)
 			continue;
-		if (ok) {
-			e->recorded = true;
-			continue;
-		}
-		log_error("thread %d: grant undone, it could not be recorded", (int)e->tid);
-		if (tasks_alive(e))
-			(void)actuator_demote(backend_current(), e->tid);
-		isod_forget(d, e);
-		undone++;
+		undone += settle_record(d, e, ok);
 	}
 	return undone;
 }
