@@ -95,8 +95,10 @@ audit_ok "D: stale state-file entries"
 stop_isod
 rm -f "$ISO_TMP/isod.state"
 start_policing_isod --rate-limit 0
-"${NOBODY[@]}" sleep 30 & s1=$!; ISO_CHILDREN+=($!)
-"${NOBODY[@]}" sleep 30 & s2=$!; ISO_CHILDREN+=($!)
+# 120 s: the 280 requests below took over 30 s in a loaded CI run and the
+# sleepers ran out mid-loop; cleanup kills them
+"${NOBODY[@]}" sleep 120 & s1=$!; ISO_CHILDREN+=($!)
+"${NOBODY[@]}" sleep 120 & s2=$!; ISO_CHILDREN+=($!)
 sleep 0.2
 for t in $s1 $s2; do
 	"${NOBODY[@]}" "$ISOCTL" set --fifo -p 10 "$t" >/dev/null || fail "E: cannot grant $t"
