@@ -3,11 +3,14 @@
  * threads in its map, reads their run time from it, and hands the
  * kernel's stray reports to strays.c (accounting_bpf.h).
  *
- * A thread's wait (the burst guard's) and whether it is still there come
- * from the same schedstat read as the proc accounting's; its CPU time
- * comes from the map once the program has seen it switch: the kernel's
- * own sum at its last switch plus its time on the CPU since, so a
- * spinner that never leaves the CPU is seen at every sample.
+ * A thread's CPU time comes from the map once the program has seen it
+ * switch: the kernel's own sum at its last switch plus its time on the CPU
+ * since, so a spinner that never leaves the CPU is seen at every sample;
+ * its wait and voluntary switches (the burst guard's) are the kernel's at
+ * its last switch, and its exit is the program's report (schedule.c). Only
+ * until the program has seen it, and at a check that reads everything
+ * (accounting_bpf_look.h), does a sample read /proc as the proc
+ * accounting does: no /proc read per thread that ran (issue 13).
  *
  * The map is read whole, in one batch (one bpf() call), when a sample
  * finds the last read older than SNAP_FRESH_NS, not once per thread: a
@@ -119,14 +122,21 @@ static bool entry_of(const struct tracked *e, uint64_t now, struct acct_thread *
 static int bpf_sample(struct tracked *e)
 {
 	struct acct_thread v;
-	uint64_t prev = e->cpu_ns, cpu, now;
-	int r = accounting_proc.sample(e); /* wait, and: still there? */
+	uint64_t prev = e->cpu_ns, cpu, now = monotonic_ns();
+	bool have = entry_of(e, now, &v);
+	int r;
 
-	if (r < 0)
-		return r;
-	now = monotonic_ns();
-	if (!entry_of(e, now, &v))
-		return 0; /* not in the map (it was full, or just added): /proc's figure */
+	if (!have || v.since_ns == ACCT_UNSEEN || acct_look_proc_needed(e)) {
+		r = accounting_proc.sample(e); /* wait, and: still there? */
+		if (r < 0)
+			return r;
+		if (!have)
+			return 0; /* not in the map (it was full, or just added): /proc's figure */
+	} else if (v.wait_ns > e->wait_ns) {
+		/* the kernel's own counter at its last switch (never
+		 * backwards: /proc's read may have been later) */
+		e->wait_ns = v.wait_ns;
+	}
 	r = acct_thread_cpu(&v, now, prev, &cpu);
 	acct_look_seen(e, r == 0);
 	if (r == 0)
@@ -182,8 +192,20 @@ static void bpf_untrack(const struct tracked *e)
 	acct_look_untrack(e);
 }
 
+/* The map's count, looked up now (not the batch read: a switch since it
+ * would be missed, and the guard demotes only on an unchanged count),
+ * once the program has seen the thread; else /proc's status. */
 static int bpf_voluntary_switches(const char *proc, const struct tracked *e, uint64_t *nvcsw)
 {
+	struct acct_thread v;
+
+	if (!acct_look_proc_needed(e) &&
+	    bpf_map_lookup_elem(bpf_map__fd(acct_skel->maps.tracked), &(__u32){ (__u32)e->tid },
+				&v) == 0 &&
+	    v.since_ns != ACCT_UNSEEN) {
+		*nvcsw = v.nvcsw;
+		return 0;
+	}
 	return accounting_proc.voluntary_switches(proc, e, nvcsw);
 }
 

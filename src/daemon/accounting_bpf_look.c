@@ -297,6 +297,13 @@ void acct_look_seen(const struct tracked *e, bool seen)
 		set_must(slot, false);
 }
 
+bool acct_look_proc_needed(const struct tracked *e)
+{
+	uint32_t slot = acct_look_slot(e);
+
+	return read_all || slot >= cap_slots || must_read[slot];
+}
+
 bool acct_look_many(void)
 {
 	return many;

@@ -29,6 +29,11 @@ void acct_look_track(const struct tracked *e, uint32_t slot, bool in_map);
 void acct_look_untrack(const struct tracked *e);
 /* A read of e found its map entry seen by the program (or not). */
 void acct_look_seen(const struct tracked *e, bool seen);
+/* Must e's read go to /proc too (its wait, and whether it is still
+ * there)? Yes at a check that reads everything (the program lost a
+ * report, or the full read is due) and until the program has seen it;
+ * otherwise the map's counters and the exit reports say all of it. */
+bool acct_look_proc_needed(const struct tracked *e);
 /* Does this check read so many threads that one batch read of the map
  * is cheaper than a lookup each? */
 bool acct_look_many(void);

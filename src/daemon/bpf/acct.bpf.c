@@ -168,6 +168,8 @@ int BPF_PROG(isod_acct_switch, bool preempt, struct task_struct *prev, struct ta
 		*(volatile __u64 *)&a->since_ns = 0;
 		compiler_barrier();
 		*(volatile __u64 *)&a->total_ns = BPF_CORE_READ(prev, se.sum_exec_runtime);
+		a->wait_ns = BPF_CORE_READ(prev, sched_info.run_delay);
+		a->nvcsw = BPF_CORE_READ(prev, nvcsw);
 		/* its last switch (TASK_DEAD): reported as an exit too, for a
 		 * thread isod began to track after the exit tracepoint had
 		 * fired in it (a zombie leader still reads well in /proc) */
@@ -182,6 +184,8 @@ int BPF_PROG(isod_acct_switch, bool preempt, struct task_struct *prev, struct ta
 		__u32 slot = a->slot, was_on = a->cpu;
 
 		a->cpu = cpu_id;
+		a->wait_ns = BPF_CORE_READ(next, sched_info.run_delay);
+		a->nvcsw = BPF_CORE_READ(next, nvcsw);
 		*(volatile __u64 *)&a->total_ns = BPF_CORE_READ(next, se.sum_exec_runtime);
 		compiler_barrier();
 		*(volatile __u64 *)&a->since_ns = now;

@@ -15,12 +15,21 @@
  * the program clears since_ns before it moves total_ns on, so a copy
  * taken while it writes may be short, never long (accounting_check.c).
  * cpu: the CPU of its last switch-in (isod's scope per-cpu), checked
- * against the CPU count by isod. */
+ * against the CPU count by isod.
+ * wait_ns, nvcsw: the kernel's run-queue wait (sched_info.run_delay,
+ * schedstat's second field) and voluntary switch count at its last switch
+ * in or out — the burst guard's inputs, so a check reads no /proc file
+ * for a thread the program has seen. Neither moves between two switches
+ * of the thread (nvcsw grows before the tracepoint, at a switch out;
+ * run_delay at a switch in, after it, so the wait just ended is counted
+ * at the switch out, as schedstat counts it once the thread runs). */
 struct acct_thread {
 	__u64 total_ns;
 	__u64 since_ns;
 	__u32 cpu;  /* the CPU of its last switch-in (the program's) */
 	__u32 slot; /* isod's task-table index: its bit in ran_bits */
+	__u64 wait_ns;
+	__u64 nvcsw;
 };
 #define ACCT_UNSEEN (~0ULL)
 
