@@ -87,7 +87,8 @@ void iso_plan_task(struct iso_plan *p, const struct iso_engine *e, const struct 
 void iso_plan_guard(struct iso_plan *p, const struct iso_burst *b, int64_t burst_ns);
 
 /* The time of the next check, absolute (the clock of the engine's steps):
- * never before the last step (or now_ns, before any) plus floor_ns —
+ * never before the last step plus floor_ns (now_ns before the first
+ * step, which starts the average) —
  * except a predicted crossing of a limit inside the floor, checked at its
  * time but no sooner than ISO_PLAN_CONFIRM_NS after the last step — or
  * ISO_PLAN_NEVER when no task was planned. share may be NULL. */
