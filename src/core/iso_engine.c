@@ -67,6 +67,12 @@ void iso_engine_begin(struct iso_engine *e)
 	e->pending_ran = 0;
 }
 
+void iso_task_rebase(struct iso_task *task, uint64_t cpu_ns)
+{
+	task->prev_cpu_ns = cpu_ns;
+	task->has_prev = true;
+}
+
 void iso_engine_account(struct iso_engine *e, struct iso_task *task,
 			uint64_t cpu_ns)
 {

@@ -67,6 +67,9 @@ void iso_engine_begin(struct iso_engine *e);
 /* cpu_ns: the task's cumulative CPU time now. Its growth since the previous
  * sample counts against the budget if the task ran as ISO meanwhile. A
  * first sample, or one that went backwards, only sets the baseline. */
+/* cpu_ns is the task's cumulative CPU time before it ran ISO: its next
+ * sample counts only what it used from here (a new baseline, nothing fed). */
+void iso_task_rebase(struct iso_task *task, uint64_t cpu_ns);
 void iso_engine_account(struct iso_engine *e, struct iso_task *task,
 			uint64_t cpu_ns);
 int iso_engine_commit(struct iso_engine *e, int64_t now_ns);

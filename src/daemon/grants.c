@@ -86,6 +86,7 @@ int isod_grant(struct isod *d, const struct grant *g, struct tracked **out)
 {
 	struct tracked *e = tasks_find(&d->tasks, g->tid), n;
 	int kprio = iso_band_map(&d->cfg.band, g->prio), r;
+	bool fresh = !e;
 
 	if (kprio < 0)
 		return kprio;
@@ -153,6 +154,14 @@ int isod_grant(struct isod *d, const struct grant *g, struct tracked **out)
 		tasks_remove(&d->tasks, e);
 		return r;
 	}
+	/* A new thread's baseline again, now that it is in the band: the
+	 * kernel brought its run time up to date when it changed its class
+	 * (a running thread's /proc figure lags up to a tick until then, and
+	 * that lag was counted as ISO time: demotions came ~5 ms before the
+	 * exact average crossed), and what it ran before the change was not
+	 * ISO. */
+	if (fresh && d->acct->sample(e) == 0)
+		iso_task_rebase(&e->core, e->cpu_ns);
 	events_add(&d->events, ISO_EVENT_GRANT, e->tid, e->pid, e->uid, e->prio);
 	log_info("thread %d (pid %d, uid %u): %s priority %d (kernel %d)%s",
 		 (int)e->tid, (int)e->pid, (unsigned)e->uid,
