@@ -53,6 +53,12 @@ struct accounting {
 	 * isod (isod_replan) at the next switch-in of one, and threads not
 	 * running need no look of the burst guard until then. */
 	bool (*quiet)(void);
+	/* Optional (NULL: ask the kernel). The kernel policy and RT priority
+	 * e runs with, as the kernel last showed them without a system call
+	 * (bpf: its last switch, e off every CPU since): 0, or -EAGAIN when
+	 * that view may be out of date (on a CPU now, not seen yet, not in
+	 * the map). Called under d->lock, like sample. */
+	int (*seen_policy)(const struct tracked *e, int *policy, int *prio);
 };
 
 extern const struct accounting accounting_proc;

@@ -209,6 +209,33 @@ static int bpf_voluntary_switches(const char *proc, const struct tracked *e, uin
 	return accounting_proc.voluntary_switches(proc, e, nvcsw);
 }
 
+/* Off every CPU since the program saw it switch (since_ns 0, and the
+ * read is at most SNAP_FRESH_NS old, or a lookup): what it ran as then.
+ * The batch read is taken for this, as for a check of many threads. */
+static int bpf_seen_policy(const struct tracked *e, int *policy, int *prio)
+{
+	struct acct_thread v;
+	const struct acct_entry *s;
+	uint64_t now = monotonic_ns();
+
+	if (snap_ok && now - snap_ns > SNAP_FRESH_NS && !snap_read(now))
+		snap_ok = false;
+	if (snap_ok) {
+		s = acct_entry_find(snap, snap_n, (uint32_t)e->tid);
+		if (!s)
+			return -EAGAIN;
+		v = s->v;
+	} else if (bpf_map_lookup_elem(bpf_map__fd(acct_skel->maps.tracked),
+				       &(__u32){ (__u32)e->tid }, &v) != 0) {
+		return -EAGAIN;
+	}
+	if (v.since_ns != 0 || v.policy > INT32_MAX || v.rt_prio > 99)
+		return -EAGAIN; /* on a CPU, or not seen (ACCT_UNSEEN) */
+	*policy = (int)v.policy;
+	*prio = (int)v.rt_prio;
+	return 0;
+}
+
 const struct accounting accounting_bpf = {
 	.name = "bpf",
 	.sample = bpf_sample,
@@ -219,6 +246,7 @@ const struct accounting accounting_bpf = {
 	.look_begin = acct_look_begin,
 	.look_needed = acct_look_needed,
 	.quiet = acct_look_quiet,
+	.seen_policy = bpf_seen_policy,
 };
 
 /* libbpf's messages: warnings into isod's log at debug level (a failed

@@ -57,6 +57,10 @@ struct backend {
 	 * cannot be read (gone: the sampler finds out). */
 	bool (*placed)(pid_t tid, const struct backend_grant *g, bool demoted,
 		       struct backend_thread *now);
+	/* Optional: would a thread the kernel runs with policy and prio
+	 * (seen without asking it: accounting's seen_policy) be as placed()
+	 * wants? NULL: only placed() can tell. */
+	bool (*placed_as)(const struct backend_grant *g, bool demoted, int policy, int prio);
 	/* Hand the budget tunables to a backend that owns the budget. */
 	void (*tune)(unsigned iso_cpu, unsigned iso_period_s);
 };

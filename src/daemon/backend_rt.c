@@ -71,15 +71,19 @@ static int rt_demote(pid_t tid)
 	return r;
 }
 
+static bool rt_placed_as(const struct backend_grant *g, bool demoted, int policy, int prio)
+{
+	if (demoted) /* any policy but kernel RT will do */
+		return policy != ISO_KSCHED_FIFO && policy != ISO_KSCHED_RR;
+	return policy == (g->fifo ? ISO_KSCHED_FIFO : ISO_KSCHED_RR) && prio == g->kprio;
+}
+
 static bool rt_placed(pid_t tid, const struct backend_grant *g, bool demoted,
 		      struct backend_thread *now)
 {
 	if (rt_query(tid, now) < 0)
 		return true;
-	if (demoted) /* any policy but kernel RT will do */
-		return !now->iso;
-	return now->policy == (g->fifo ? ISO_KSCHED_FIFO : ISO_KSCHED_RR) &&
-	       now->prio == g->kprio;
+	return rt_placed_as(g, demoted, now->policy, now->prio);
 }
 
 static void rt_tune(unsigned iso_cpu, unsigned iso_period_s)
@@ -95,6 +99,7 @@ const struct backend backend_kernel_rt = {
 	.demote = rt_demote,
 	.query = rt_query,
 	.placed = rt_placed,
+	.placed_as = rt_placed_as,
 	.tune = rt_tune,
 };
 

@@ -38,8 +38,11 @@ int isod_release(struct isod *d, pid_t tid);
 void isod_forget(struct isod *d, struct tracked *e);
 /* Is every tracked thread where isod put it? An owner may lower its RT
  * thread's priority or drop it to SCHED_OTHER (the kernel lets it); put
- * back isod's grant or demotion. Returns how many were corrected. */
-int isod_verify(struct isod *d);
+ * back isod's grant or demotion. Returns how many were corrected. Not
+ * full: a thread the accounting saw leave the CPU as it should be is
+ * taken as it is (accounting.h seen_policy); full: the kernel is asked
+ * about each. */
+int isod_verify(struct isod *d, bool full);
 /* The state file was (ok) or could not be (!ok) written with every
  * grant made since the last call. When not, those grants are undone —
  * demoted and forgotten: no thread stays RT without a record. Returns how

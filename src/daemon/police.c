@@ -189,21 +189,40 @@ void isod_enforce_step(struct isod *d, int64_t now_ns)
 			     : "above iso_cpu, ISO threads demoted to SCHED_OTHER");
 }
 
+/* How late the enforcer may be for its planned check before the watchdog
+ * takes over: 50 samples, at least half a second. */
+static int64_t watchdog_limit_ns(const struct isod *d)
+{
+	int64_t limit = 50 * (int64_t)d->cfg.sample_ms * 1000000;
+
+	return limit < 500000000 ? 500000000 : limit;
+}
+
+/* The enforcer's next check as the watchdog sees it: the one it planned,
+ * or a quiet plan's at the kernel's wake (schedule.c). */
+static int64_t watchdog_due_ns(const struct isod *d)
+{
+	int64_t due = atomic_load(&d->due_ns), woke = acct_bpf_woken_ns();
+
+	return woke < due ? woke : due;
+}
+
+int64_t isod_watchdog_at(const struct isod *d)
+{
+	int64_t due = watchdog_due_ns(d);
+
+	return due == ISO_PLAN_NEVER ? ISO_PLAN_NEVER : due + watchdog_limit_ns(d);
+}
+
 void isod_watchdog(struct isod *d, int64_t now_ns)
 {
 	/* late for the check it planned: it sleeps until a decision can
 	 * change, so only lateness tells a starved enforcer; a grant or an
 	 * exit makes it due at once (isod_replan) */
-	int64_t due = atomic_load(&d->due_ns), woke = acct_bpf_woken_ns();
-	int64_t limit = 50 * (int64_t)d->cfg.sample_ms * 1000000;
+	int64_t due = watchdog_due_ns(d), woke = acct_bpf_woken_ns();
 	int n = 0;
 
-	if (limit < 500000000)
-		limit = 500000000;
-	/* a quiet plan's check is due at the kernel's wake (schedule.c) */
-	if (woke < due)
-		due = woke;
-	if (due == ISO_PLAN_NEVER || now_ns - due < limit ||
+	if (due == ISO_PLAN_NEVER || now_ns - due < watchdog_limit_ns(d) ||
 	    pthread_mutex_trylock(&d->lock) != 0)
 		return;
 	if (!d->watchdog_fired && (atomic_load(&d->due_ns) == due || woke == due)) {

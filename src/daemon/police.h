@@ -16,5 +16,8 @@ void isod_enforce_step(struct isod *d, int64_t now_ns);
  * demote every ISO thread until it runs again. Takes d->lock itself (or
  * gives up this time if it is held). */
 void isod_watchdog(struct isod *d, int64_t now_ns);
+/* When isod_watchdog would act if the enforcer kept to its present plan
+ * (monotonic ns), or ISO_PLAN_NEVER: the server sleeps no longer. */
+int64_t isod_watchdog_at(const struct isod *d);
 
 #endif

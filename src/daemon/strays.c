@@ -13,8 +13,14 @@
 #include "accounting_bpf.h"
 #include "actuator.h"
 #include "grants.h"
+#include "iso_plan.h"
 #include "log.h"
+#include "police.h"
 #include "procinfo.h"
+
+/* One policy check in this many asks the kernel about every thread
+ * (isod_verify's full), the others only where the accounting cannot tell. */
+#define VERIFY_FULL_EVERY 60
 
 static bool parse_id(const char *name, pid_t *out)
 {
@@ -192,21 +198,48 @@ int strays_exec(struct isod *d, pid_t tgid)
 	return strays_check_process(d, tgid);
 }
 
-int strays_timeout_ms(struct isod *d, int64_t now_ns)
+/* ms from now_ns until at, at least 0 (rounded up: never a spin of
+ * zero timeouts just before it), at most cap_ms. */
+static int ms_until(int64_t at, int64_t now_ns, int cap_ms)
 {
-	bool busy, audit = d->cfg.sweep_orphans && !d->cfg.dry_run && d->cfg.audit_interval;
 	int64_t left;
 
+	if (at == ISO_PLAN_NEVER)
+		return cap_ms;
+	left = (at - now_ns + 999999) / 1000000;
+	return left < 0 ? 0 : left > cap_ms ? cap_ms : (int)left;
+}
+
+/* How long the server may sleep. Lost threads, an unwritten state change
+ * or no wake-up channel: a tenth of a second. Threads tracked: until
+ * the next second's policy check (isod_verify) or the moment the
+ * watchdog would act, whichever comes first — not a fixed tick, so 1024
+ * sleeping ISO threads cost about one wake-up a second (issue 13). A
+ * plan the enforcer moves earlier meanwhile is seen at the next of these
+ * (the watchdog acts at most a second later than its limit). */
+int strays_timeout_ms(struct isod *d, int64_t now_ns)
+{
+	bool busy, tracked, audit = d->cfg.sweep_orphans && !d->cfg.dry_run && d->cfg.audit_interval;
+	int timeout = -1;
+
 	pthread_mutex_lock(&d->lock);
-	busy = d->tasks.used > 0 || d->n_lost > 0 || d->lost_overflow || d->server_wake < 0 ||
+	busy = d->n_lost > 0 || d->lost_overflow || d->server_wake < 0 ||
 	       atomic_load(&d->state_dirty);
+	tracked = d->tasks.used > 0;
 	pthread_mutex_unlock(&d->lock);
 	if (busy)
 		return 100;
-	if (!audit)
-		return -1;
-	left = (d->next_audit_ns - now_ns) / 1000000 + 1;
-	return left < 0 ? 0 : left > 100000 ? 100000 : (int)left;
+	if (tracked) {
+		timeout = ms_until(isod_watchdog_at(d), now_ns, 1000);
+		if (!d->cfg.dry_run)
+			timeout = ms_until(d->next_verify_ns, now_ns, timeout);
+	}
+	if (audit) {
+		int a = ms_until(d->next_audit_ns, now_ns, 100000);
+
+		timeout = timeout < 0 || a < timeout ? a : timeout;
+	}
+	return timeout;
 }
 
 void strays_tick(struct isod *d, int64_t now_ns)
@@ -224,7 +257,9 @@ void strays_tick(struct isod *d, int64_t now_ns)
 	d->lost_overflow = false;
 	if (now_ns >= d->next_verify_ns && !d->cfg.dry_run) {
 		d->next_verify_ns = now_ns + 1000000000;
-		(void)isod_verify(d);
+		/* every VERIFY_FULL_EVERY-th asks the kernel about every
+		 * thread: a belt under the accounting's view */
+		(void)isod_verify(d, d->verify_count++ % VERIFY_FULL_EVERY == 0);
 	}
 	pthread_mutex_unlock(&d->lock);
 	for (unsigned i = 0; i < n; i++)

@@ -170,6 +170,8 @@ int BPF_PROG(isod_acct_switch, bool preempt, struct task_struct *prev, struct ta
 		*(volatile __u64 *)&a->total_ns = BPF_CORE_READ(prev, se.sum_exec_runtime);
 		a->wait_ns = BPF_CORE_READ(prev, sched_info.run_delay);
 		a->nvcsw = BPF_CORE_READ(prev, nvcsw);
+		a->policy = BPF_CORE_READ(prev, policy);
+		a->rt_prio = BPF_CORE_READ(prev, rt_priority);
 		/* its last switch (TASK_DEAD): reported as an exit too, for a
 		 * thread isod began to track after the exit tracepoint had
 		 * fired in it (a zombie leader still reads well in /proc) */
@@ -186,6 +188,8 @@ int BPF_PROG(isod_acct_switch, bool preempt, struct task_struct *prev, struct ta
 		a->cpu = cpu_id;
 		a->wait_ns = BPF_CORE_READ(next, sched_info.run_delay);
 		a->nvcsw = BPF_CORE_READ(next, nvcsw);
+		a->policy = BPF_CORE_READ(next, policy);
+		a->rt_prio = BPF_CORE_READ(next, rt_priority);
 		*(volatile __u64 *)&a->total_ns = BPF_CORE_READ(next, se.sum_exec_runtime);
 		compiler_barrier();
 		*(volatile __u64 *)&a->since_ns = now;

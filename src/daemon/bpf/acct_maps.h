@@ -22,7 +22,11 @@
  * for a thread the program has seen. Neither moves between two switches
  * of the thread (nvcsw grows before the tracepoint, at a switch out;
  * run_delay at a switch in, after it, so the wait just ended is counted
- * at the switch out, as schedstat counts it once the thread runs). */
+ * at the switch out, as schedstat counts it once the thread runs).
+ * policy, rt_prio: what it ran as then. A thread off the CPU runs with
+ * them when it next runs unless someone changes them meanwhile, and that
+ * shows at its next switch in: isod_verify asks the kernel only about
+ * threads on a CPU, not seen yet, or seen with something else. */
 struct acct_thread {
 	__u64 total_ns;
 	__u64 since_ns;
@@ -30,6 +34,8 @@ struct acct_thread {
 	__u32 slot; /* isod's task-table index: its bit in ran_bits */
 	__u64 wait_ns;
 	__u64 nvcsw;
+	__u32 policy;  /* the kernel's policy and RT priority at its last */
+	__u32 rt_prio; /* switch in or out (isod_verify's view) */
 };
 #define ACCT_UNSEEN (~0ULL)
 
