@@ -25,11 +25,28 @@ int acct_bpf_stray_fd(void)
 	return -1;
 }
 
-int acct_bpf_take_strays(void (*fn)(void *ctx, const struct acct_stray *s), void *ctx)
+int acct_bpf_take_reports(void (*fn)(void *ctx, const struct acct_stray *s),
+			  void (*lineage)(void *ctx, const struct acct_lineage *l), void *ctx)
 {
 	(void)fn;
+	(void)lineage;
 	(void)ctx;
 	return 0;
+}
+
+bool acct_bpf_follows_lineage(void)
+{
+	return false;
+}
+
+void acct_bpf_report_forks(bool on)
+{
+	(void)on;
+}
+
+bool acct_bpf_lineage_lost(void)
+{
+	return false;
 }
 
 void acct_bpf_report_strays(bool on)

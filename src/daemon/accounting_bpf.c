@@ -54,10 +54,12 @@ static bool snap_ok;
 static int ncpus;
 static int band_lo, band_hi;
 
-/* Whom the ring buffer's callback (fixed when rb is made) hands a stray
- * report to: set by acct_bpf_take_strays for the length of one call. */
+/* Whom the ring buffer's callbacks (fixed when rb is made) hand a stray
+ * or lineage report to: set by acct_bpf_take_reports for the length of
+ * one call. */
 static struct take_ctx {
 	void (*fn)(void *ctx, const struct acct_stray *s);
+	void (*lineage)(void *ctx, const struct acct_lineage *l);
 	void *ctx;
 	int n;
 } taker;
@@ -264,6 +266,7 @@ static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list 
 }
 
 static int take_one(void *ctx, void *data, size_t size);
+static int take_lineage(void *ctx, void *data, size_t size);
 
 static const char *load_hint(int r)
 {
@@ -311,7 +314,9 @@ int acct_bpf_load(const struct isod_config *cfg, char *why, size_t cap)
 	snap_n = 0;
 	snap_ns = 0;
 	rb = ring_buffer__new(bpf_map__fd(acct_skel->maps.strays), take_one, &taker, NULL);
-	if (!cpu_buf || !rb || acct_look_init(cfg->max_threads, ncpus) < 0) {
+	if (!cpu_buf || !rb ||
+	    ring_buffer__add(rb, bpf_map__fd(acct_skel->maps.lineage), take_lineage, &taker) < 0 ||
+	    acct_look_init(cfg->max_threads, ncpus) < 0) {
 		r = -ENOMEM;
 		snprintf(why, cap, "cannot set up its ring buffer or per-CPU map");
 		goto fail;
@@ -319,6 +324,7 @@ int acct_bpf_load(const struct isod_config *cfg, char *why, size_t cap)
 	band_lo = cfg->band.lo;
 	band_hi = cfg->band.hi;
 	acct_bpf_report_strays(cfg->sweep_orphans && !cfg->dry_run);
+	acct_bpf_report_forks(cfg->inherit);
 	return 0;
 fail:
 	acct_bpf_unload();
@@ -367,15 +373,51 @@ static int take_one(void *ctx, void *data, size_t size)
 	return 0;
 }
 
-int acct_bpf_take_strays(void (*fn)(void *ctx, const struct acct_stray *s), void *ctx)
+static int take_lineage(void *ctx, void *data, size_t size)
+{
+	struct take_ctx *t = ctx;
+	struct acct_lineage l;
+
+	if (size < sizeof(l))
+		return 0;
+	memcpy(&l, data, sizeof(l));
+	if (!acct_lineage_valid(&l)) {
+		log_debug("BPF accounting: a fork or exec report that cannot be right (kind %u, tid %u)",
+			  l.kind, l.tid);
+		return 0;
+	}
+	t->lineage(t->ctx, &l);
+	t->n++;
+	return 0;
+}
+
+int acct_bpf_take_reports(void (*fn)(void *ctx, const struct acct_stray *s),
+			  void (*lineage)(void *ctx, const struct acct_lineage *l), void *ctx)
 {
 	int r;
 
 	if (!rb)
 		return 0;
-	taker = (struct take_ctx){ fn, ctx, 0 };
+	taker = (struct take_ctx){ fn, lineage, ctx, 0 };
 	r = ring_buffer__consume(rb);
 	return r < 0 ? r : taker.n;
+}
+
+bool acct_bpf_follows_lineage(void)
+{
+	return acct_skel != NULL;
+}
+
+void acct_bpf_report_forks(bool on)
+{
+	if (acct_skel && acct_skel->bss)
+		acct_skel->bss->report_forks = on;
+}
+
+bool acct_bpf_lineage_lost(void)
+{
+	return acct_skel && acct_skel->bss &&
+	       __atomic_exchange_n(&acct_skel->bss->lineage_lost, 0, __ATOMIC_SEQ_CST);
 }
 
 void acct_bpf_quiet(pid_t tid, unsigned seconds)

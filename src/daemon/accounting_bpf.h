@@ -23,9 +23,18 @@ int acct_bpf_load(const struct isod_config *cfg, char *why, size_t cap);
 void acct_bpf_unload(void);
 /* The ring buffer's fd to poll (readable: strays reported), -1 if none. */
 int acct_bpf_stray_fd(void);
-/* Hand every pending stray report to fn, checked (acct_stray_valid);
- * returns how many. Server thread, d->lock not held. */
-int acct_bpf_take_strays(void (*fn)(void *ctx, const struct acct_stray *s), void *ctx);
+/* Hand every pending stray report to fn, and fork and exec report to
+ * lineage, checked (acct_stray_valid, acct_lineage_valid); returns how
+ * many. Server thread, d->lock not held. */
+int acct_bpf_take_reports(void (*fn)(void *ctx, const struct acct_stray *s),
+			  void (*lineage)(void *ctx, const struct acct_lineage *l), void *ctx);
+/* Does the program report the forks and execs of tracked threads (the
+ * process connector need not be followed)? */
+bool acct_bpf_follows_lineage(void);
+/* Report a tracked thread's new processes (isod's inherit)? */
+void acct_bpf_report_forks(bool on);
+/* Was a fork or exec report lost since the last call (and clear it)? */
+bool acct_bpf_lineage_lost(void);
 /* No report of tid for the next seconds: isod looked and left it alone
  * (root's, allowed by RLIMIT_RTPRIO), so it costs a wakeup per that
  * many seconds, not per second. */

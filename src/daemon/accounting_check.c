@@ -55,6 +55,12 @@ bool acct_stray_valid(const struct acct_stray *s, int band_lo, int band_hi)
 	       s->uid != 0 && s->uid != (uint32_t)-1;
 }
 
+bool acct_lineage_valid(const struct acct_lineage *l)
+{
+	return (l->kind == ACCT_LINEAGE_FORK || l->kind == ACCT_LINEAGE_EXEC) && l->parent >= 1 &&
+	       l->parent <= TID_MAX && l->tid >= 1 && l->tid <= TID_MAX;
+}
+
 bool acct_event_valid(const struct acct_event *ev, size_t cap)
 {
 	return (ev->kind == ACCT_EV_WAKE || ev->kind == ACCT_EV_EXIT) && ev->tid >= 1 &&

@@ -48,6 +48,10 @@ const struct acct_entry *acct_entry_find(const struct acct_entry *e, size_t n, u
  * thread, a priority inside the band [lo, hi], a user's uid? */
 bool acct_stray_valid(const struct acct_stray *s, int band_lo, int band_hi);
 
+/* Is a "lineage" record one isod can act on: a known kind, real
+ * threads' ids (a fork's child is a new process: its own tgid)? */
+bool acct_lineage_valid(const struct acct_lineage *l);
+
 /* Is an "events" record one isod can act on: a known kind, a real
  * thread's id, a slot inside the task table (cap entries)? */
 bool acct_event_valid(const struct acct_event *ev, size_t cap);

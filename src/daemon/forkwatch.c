@@ -11,6 +11,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "accounting_bpf.h"
 #include "grants.h"
 #include "log.h"
 #include "procinfo.h"
@@ -54,6 +55,9 @@ void forkwatch_follow(struct isod *d, bool on)
 {
 	int group = CN_IDX_PROC;
 
+	/* the BPF program reports what concerns tracked threads */
+	if (acct_bpf_follows_lineage())
+		on = false;
 	if (d->forkfd < 0 || d->forkwatch_on == on)
 		return;
 	if (setsockopt(d->forkfd, SOL_NETLINK, on ? NETLINK_ADD_MEMBERSHIP : NETLINK_DROP_MEMBERSHIP,
@@ -66,7 +70,7 @@ void forkwatch_follow(struct isod *d, bool on)
 	d->forkwatch_on = on;
 }
 
-static void adopt(struct isod *d, pid_t parent_tid, pid_t child_tid, pid_t child_tgid)
+void forkwatch_adopt(struct isod *d, pid_t parent_tid, pid_t child_tid, pid_t child_tgid)
 {
 	struct thread_status st;
 	struct tracked *p = tasks_find(&d->tasks, parent_tid);
@@ -78,7 +82,7 @@ static void adopt(struct isod *d, pid_t parent_tid, pid_t child_tid, pid_t child
 	 * created it, so isod cannot tell whether an ISO thread did. New
 	 * threads start SCHED_OTHER; the preload shim passes ISO on in
 	 * pthread_create. */
-	if (!p || tasks_find(&d->tasks, child_tid))
+	if (!d->cfg.inherit || !p || tasks_find(&d->tasks, child_tid))
 		return;
 	if (read_thread_status(d->proc, child_tid, &st) < 0 || st.tgid != child_tgid)
 		return;
@@ -133,8 +137,8 @@ void forkwatch_handle(struct isod *d, int fd)
 			    ev.event_data.fork.child_pid != ev.event_data.fork.child_tgid)
 				continue;
 			pthread_mutex_lock(&d->lock);
-			adopt(d, ev.event_data.fork.parent_pid,
-			      ev.event_data.fork.child_pid, ev.event_data.fork.child_tgid);
+			forkwatch_adopt(d, ev.event_data.fork.parent_pid,
+					ev.event_data.fork.child_pid, ev.event_data.fork.child_tgid);
 			pthread_mutex_unlock(&d->lock);
 		}
 	}

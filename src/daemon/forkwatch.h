@@ -8,6 +8,9 @@
  * PROC_EVENT_EXEC of a process with ISO threads triggers its stray check
  * (strays_exec): an exec from a non-main ISO thread leaves the program
  * kernel RT under the process id while isod's handle on the old TID fails.
+ * With BPF accounting the program reports the same two things, filtered
+ * in the kernel to tracked threads (acct_maps.h: lineage): the connector
+ * is not followed at all, and the machine's fork churn never wakes isod.
  *
  * Return contract: 0 / an fd, or a negative errno. */
 #ifndef ISOD_FORKWATCH_H
@@ -23,5 +26,9 @@ void forkwatch_handle(struct isod *d, int fd);
  * the machine's forks and execs only while it tracks a thread, so an idle
  * isod is not woken by every fork on the machine. Caller holds d->lock. */
 void forkwatch_follow(struct isod *d, bool on);
+/* A tracked thread parent_tid forked child_tid (a new process, child_tgid):
+ * adopt it into ISO if inherit allows and it is still the parent's user's.
+ * Caller holds d->lock. */
+void forkwatch_adopt(struct isod *d, pid_t parent_tid, pid_t child_tid, pid_t child_tgid);
 
 #endif

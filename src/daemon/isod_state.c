@@ -97,6 +97,7 @@ void isod_reconfigure(struct isod *d, const struct isod_config *n)
 	isod_replan(d); /* the limits changed: so may the next check */
 	log_setup(c->log_level, c->use_syslog);
 	acct_bpf_report_strays(c->sweep_orphans && !c->dry_run);
+	acct_bpf_report_forks(c->inherit);
 	log_info("configuration reloaded: iso_cpu %u%% over %us, user_cpu %u%%, inherit %s, %u threads per user",
 		 c->tun.iso_cpu, c->tun.iso_period_s, c->user_cpu, c->inherit ? "yes" : "no",
 		 c->max_threads_per_user);

@@ -12,6 +12,7 @@
 
 #include "accounting_bpf.h"
 #include "actuator.h"
+#include "forkwatch.h"
 #include "grants.h"
 #include "iso_plan.h"
 #include "log.h"
@@ -307,11 +308,53 @@ static void on_kernel_stray(void *ctx, const struct acct_stray *s)
 		acct_bpf_quiet((pid_t)s->tid, STRAY_QUIET_S);
 }
 
+/* A tracked thread's fork (adopt the child, inherit allowing) or an exec
+ * in its process (strays_exec), as the process connector would say. */
+static void on_kernel_lineage(void *ctx, const struct acct_lineage *l)
+{
+	struct kernel_report *k = ctx;
+
+	if (l->kind == ACCT_LINEAGE_EXEC) {
+		k->demoted += strays_exec(k->d, (pid_t)l->tid);
+		return;
+	}
+	pthread_mutex_lock(&k->d->lock);
+	forkwatch_adopt(k->d, (pid_t)l->parent, (pid_t)l->tid, (pid_t)l->tid);
+	pthread_mutex_unlock(&k->d->lock);
+}
+
+/* A report was lost: every process with a tracked thread is looked at as
+ * after an exec (a lost fork leaves its child SCHED_OTHER: safe). */
+static void lineage_lost(struct isod *d)
+{
+	pid_t pids[64];
+	size_t n = 0;
+
+	log_warning("BPF accounting: fork or exec reports were lost; checking every process with ISO threads");
+	pthread_mutex_lock(&d->lock);
+	TASKS_FOREACH(&d->tasks, e) {
+		bool seen = false;
+
+		for (size_t i = 0; i < n && !seen; i++)
+			seen = pids[i] == e->pid;
+		if (!seen && n < sizeof(pids) / sizeof(pids[0]))
+			pids[n++] = e->pid;
+	}
+	pthread_mutex_unlock(&d->lock);
+	for (size_t i = 0; i < n; i++)
+		(void)strays_exec(d, pids[i]);
+	/* more processes than that: the sweep looks at all of them */
+	if (n == sizeof(pids) / sizeof(pids[0]) && d->cfg.sweep_orphans && !d->cfg.dry_run)
+		(void)strays_sweep(d);
+}
+
 int strays_kernel(struct isod *d)
 {
 	struct kernel_report k = { d, d->cfg.sweep_orphans && !d->cfg.dry_run, 0 };
-	int r = acct_bpf_take_strays(on_kernel_stray, &k);
+	int r = acct_bpf_take_reports(on_kernel_stray, on_kernel_lineage, &k);
 
+	if (acct_bpf_lineage_lost())
+		lineage_lost(d);
 	if (r < 0)
 		return log_debug_errno(r, "cannot read the BPF accounting's stray reports");
 	return k.demoted;

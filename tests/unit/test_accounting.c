@@ -204,10 +204,36 @@ static void test_events(void **state)
 	assert_true(acct_start_ticks(5, -100) == UINT64_MAX);
 }
 
+/* The program's fork and exec reports: only known kinds and real TIDs
+ * reach the daemon. */
+static void test_lineage_valid(void **state)
+{
+	const struct acct_lineage fork_ = { ACCT_LINEAGE_FORK, 100, 101, 0 };
+	const struct acct_lineage exec_ = { ACCT_LINEAGE_EXEC, 102, 100, 0 };
+	struct acct_lineage bad = fork_;
+
+	(void)state;
+	assert_true(acct_lineage_valid(&fork_));
+	assert_true(acct_lineage_valid(&exec_));
+	bad.kind = 0;
+	assert_false(acct_lineage_valid(&bad));
+	bad.kind = 3;
+	assert_false(acct_lineage_valid(&bad));
+	bad = fork_;
+	bad.parent = 0;
+	assert_false(acct_lineage_valid(&bad));
+	bad = fork_;
+	bad.tid = 4194305;
+	assert_false(acct_lineage_valid(&bad));
+	bad.tid = UINT32_MAX;
+	assert_false(acct_lineage_valid(&bad));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_parse),
+		cmocka_unit_test(test_lineage_valid),
 		cmocka_unit_test(test_config_key),
 		cmocka_unit_test(test_thread_off_cpu),
 		cmocka_unit_test(test_thread_running),

@@ -8,7 +8,8 @@
  *   - which tracked threads switched in since isod last looked, and which
  *     are on a CPU now (ran_bits, on_cpu: isod reads only those), and
  *     the first switch-in while isod sleeps armed (reported on "events");
- * and at a tracked thread's exit, a report on "events" (isod forgets it).
+ * and at a tracked thread's exit, a report on "events" (isod forgets it);
+ * a tracked thread's fork and an exec in its process, on "lineage".
  * CO-RE against the running kernel's BTF; only tp_btf, hash/LRU/per-CPU
  * maps, ring buffers and BPF_ATOMIC (-mcpu=v3), so kernel 6.1 (Debian
  * 12) loads it. */
@@ -26,6 +27,9 @@ const volatile __u32 band_lo = 1;
 const volatile __u32 band_hi = 0;
 /* isod's sweep_orphans (strays.h): report strays at all? Set at run time. */
 __u32 report_strays;
+/* isod's inherit: report a tracked thread's new processes? Run time. */
+__u32 report_forks;
+__u32 lineage_lost;
 /* shared with isod through the mmapped .bss (acct_maps.h) */
 __u64 ran_bits[ACCT_SLOT_WORDS];
 __u32 on_cpu[ACCT_MAX_CPUS];
@@ -59,6 +63,11 @@ struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
 	__uint(max_entries, 4 * 4096);
 } events SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 4 * 4096);
+} lineage SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -229,5 +238,49 @@ int BPF_PROG(isod_acct_exit, struct task_struct *p)
 	slot = a->slot;
 	mark_ran(slot);
 	event(ACCT_EV_EXIT, tid, slot, BPF_CORE_READ(p, start_boottime));
+	return 0;
+}
+
+static __always_inline void lineage_report(__u32 kind, __u32 parent, __u32 tid)
+{
+	struct acct_lineage l = { kind, parent, tid, 0 };
+
+	if (bpf_ringbuf_output(&lineage, &l, sizeof(l), 0) < 0)
+		__sync_lock_test_and_set(&lineage_lost, 1);
+}
+
+/* Every fork and thread creation on the machine passes here (current is
+ * parent); only a tracked thread's new process goes to isod, and only
+ * when it adopts children (inherit), so isod no longer wakes for the
+ * machine's fork churn. */
+SEC("tp_btf/sched_process_fork")
+int BPF_PROG(isod_acct_fork, struct task_struct *parent, struct task_struct *child)
+{
+	__u32 ptid, ctid;
+
+	if (!report_forks)
+		return 0;
+	ctid = BPF_CORE_READ(child, pid);
+	if (ctid != (__u32)BPF_CORE_READ(child, tgid))
+		return 0; /* a thread: the preload shim passes ISO on itself */
+	ptid = BPF_CORE_READ(parent, pid);
+	if (!bpf_map_lookup_elem(&tracked, &ptid))
+		return 0;
+	lineage_report(ACCT_LINEAGE_FORK, ptid, ctid);
+	return 0;
+}
+
+/* An exec: p is the thread that exec'd, with the process's TID by now
+ * (old_pid: its own before). Its other threads are gone (their exits are
+ * reported); what isod must look at is the leader's or the exec'ing
+ * thread's grant, whose program (and identity) just changed. */
+SEC("tp_btf/sched_process_exec")
+int BPF_PROG(isod_acct_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm *bprm)
+{
+	__u32 tid = BPF_CORE_READ(p, pid), old = (__u32)old_pid;
+
+	if (!bpf_map_lookup_elem(&tracked, &tid) && !bpf_map_lookup_elem(&tracked, &old))
+		return 0;
+	lineage_report(ACCT_LINEAGE_EXEC, old, (__u32)BPF_CORE_READ(p, tgid));
 	return 0;
 }

@@ -83,6 +83,25 @@ struct acct_stray {
 };
 #define ACCT_STRAY_EVERY_NS 1000000000ULL
 
+/* A report on the ring buffer "lineage" (isod's server thread reads it
+ * with the strays'): what the process connector told isod for the whole
+ * machine, filtered in the kernel to what concerns tracked threads —
+ *   ACCT_LINEAGE_FORK  a tracked thread (parent) started a new process
+ *                      (tid: the child's, its tgid too); only while
+ *                      report_forks (isod's inherit) is on;
+ *   ACCT_LINEAGE_EXEC  an exec in a process whose leader or exec'ing
+ *                      thread (parent: its TID before the exec) is
+ *                      tracked (tid: the process, the exec'd image's).
+ * lineage_lost is set when a report could not be written: isod then
+ * checks every tracked process as after an exec. */
+enum { ACCT_LINEAGE_FORK = 1, ACCT_LINEAGE_EXEC = 2 };
+struct acct_lineage {
+	__u32 kind;
+	__u32 parent;
+	__u32 tid;
+	__u32 pad;
+};
+
 /* Per CPU (the map "band_time", one entry): nanoseconds that tasks of
  * users spent at an RT priority inside the band on this CPU, tracked or
  * not; since_ns is the switch-in of such a task running now (0: none). */
