@@ -403,6 +403,29 @@ static pid_t ns_top(const char *proc, pid_t pid, ino_t ns)
 	return pid;
 }
 
+/* isod's own PID namespace, once per /proc root (it never changes; the
+ * stat was paid per request). Unlocked: only the server thread maps. */
+static struct {
+	char proc[128];
+	ino_t ino;
+} own_ns;
+
+static int own_ns_inode(const char *proc, ino_t *ino)
+{
+	int r;
+
+	if (own_ns.proc[0] && !strcmp(own_ns.proc, proc)) {
+		*ino = own_ns.ino;
+		return 0;
+	}
+	r = ns_inode(proc, 0, ino);
+	if (r == 0 && strlen(proc) < sizeof(own_ns.proc)) {
+		strcpy(own_ns.proc, proc);
+		own_ns.ino = *ino;
+	}
+	return r;
+}
+
 int map_client_tid(const char *proc, pid_t client_pid, pid_t ns_tid, pid_t *tid)
 {
 	static struct ns_walk w; /* 4 KiB: not on the server thread's stack;
@@ -413,7 +436,7 @@ int map_client_tid(const char *proc, pid_t client_pid, pid_t ns_tid, pid_t *tid)
 
 	if (ns_tid <= 0)
 		return -EINVAL;
-	r = ns_inode(proc, 0, &own);
+	r = own_ns_inode(proc, &own);
 	if (r < 0)
 		return r;
 	r = ns_inode(proc, client_pid, &theirs);
