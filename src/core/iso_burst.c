@@ -50,6 +50,9 @@ bool iso_burst_wants_nv(const struct iso_burst *b, int64_t burst_ns,
 {
 	if (burst_ns <= 0 || !valid_next(b, s))
 		return false;
+	/* read with the block point, from the same source: always */
+	if (s->has_block)
+		return true;
 	switch (b->phase) {
 	case ISO_BURST_RUNNING:
 		/* at the allowance, or when it seems to have slept (or is
@@ -73,6 +76,39 @@ static void begin_run(struct iso_burst *b, const struct iso_burst_sample *s,
 	b->allowance_ns = allowance_ns;
 }
 
+/* CPU time since it last blocked, exactly (-1: not known). */
+static int64_t exact_run_ns(const struct iso_burst_sample *s)
+{
+	if (!s->has_block || s->cpu_ns < s->block_cpu_ns)
+		return -1;
+	return (int64_t)(s->cpu_ns - s->block_cpu_ns);
+}
+
+/* A run seen at this read: from where it really began when that is known
+ * (its last block), else from this read (looks_running). */
+static void begin_seen_run(struct iso_burst *b, const struct iso_burst_sample *s,
+			   uint64_t nv, int64_t burst_ns)
+{
+	if (exact_run_ns(s) >= 0) {
+		begin_run(b, s, nv, burst_ns);
+		b->start.cpu_ns = s->block_cpu_ns;
+	} else if (looks_running(b, s)) {
+		begin_run(b, s, nv, burst_ns);
+	}
+}
+
+static int demote(struct iso_burst *b, const struct iso_burst_sample *s)
+{
+	b->phase = ISO_BURST_DEMOTED;
+	b->start = *s;
+	b->until_ns = s->now_ns + b->backoff_ns;
+	b->backoff_ns *= 2;
+	if (b->backoff_ns > ISO_BURST_BACKOFF_MAX_NS)
+		b->backoff_ns = ISO_BURST_BACKOFF_MAX_NS;
+	b->demotions++;
+	return ISO_BURST_DEMOTE;
+}
+
 /* One read, all of it checked valid. */
 static int step(struct iso_burst *b, int64_t burst_ns, const struct iso_burst_sample *s,
 		bool have_nv, uint64_t nv)
@@ -91,20 +127,15 @@ static int step(struct iso_burst *b, int64_t burst_ns, const struct iso_burst_sa
 			 * and it has earned a fresh start */
 			b->backoff_ns = ISO_BURST_BACKOFF_NS;
 			b->phase = ISO_BURST_IDLE;
-			if (looks_running(b, s))
-				begin_run(b, s, nv, burst_ns);
+			begin_seen_run(b, s, nv, burst_ns);
+			if (b->phase == ISO_BURST_RUNNING &&
+			    (int64_t)(s->cpu_ns - b->start.cpu_ns) >= b->allowance_ns)
+				return demote(b, s);
 			return ISO_BURST_KEEP;
 		}
 		if ((int64_t)(s->cpu_ns - b->start.cpu_ns) < b->allowance_ns)
 			return ISO_BURST_KEEP; /* only waited for a CPU */
-		b->phase = ISO_BURST_DEMOTED;
-		b->start = *s;
-		b->until_ns = s->now_ns + b->backoff_ns;
-		b->backoff_ns *= 2;
-		if (b->backoff_ns > ISO_BURST_BACKOFF_MAX_NS)
-			b->backoff_ns = ISO_BURST_BACKOFF_MAX_NS;
-		b->demotions++;
-		return ISO_BURST_DEMOTE;
+		return demote(b, s);
 	case ISO_BURST_DEMOTED:
 		if (!have_nv)
 			return ISO_BURST_KEEP;
@@ -123,8 +154,13 @@ static int step(struct iso_burst *b, int64_t burst_ns, const struct iso_burst_sa
 		b->start = *s; /* seemed to sleep, did not: look again later */
 		return ISO_BURST_KEEP;
 	default:
-		if (looks_running(b, s) && have_nv)
-			begin_run(b, s, nv, burst_ns);
+		if (!have_nv)
+			return ISO_BURST_KEEP;
+		begin_seen_run(b, s, nv, burst_ns);
+		/* known exactly: already past its allowance since it blocked */
+		if (b->phase == ISO_BURST_RUNNING &&
+		    (int64_t)(s->cpu_ns - b->start.cpu_ns) >= b->allowance_ns)
+			return demote(b, s);
 		return ISO_BURST_KEEP;
 	}
 }
@@ -175,6 +211,20 @@ int64_t iso_burst_earliest_ns(const struct iso_burst *b, int64_t burst_ns)
 		 * counts from there */
 		return (b->has_prev ? b->prev.now_ns : 0) + burst_ns - ISO_BURST_SLACK_NS;
 	}
+}
+
+int64_t iso_burst_earliest_exact_ns(const struct iso_burst *b, int64_t burst_ns, int64_t now_ns)
+{
+	int64_t from, left;
+
+	if (burst_ns <= 0)
+		return INT64_MAX;
+	if (b->phase == ISO_BURST_DEMOTED || !b->has_prev || exact_run_ns(&b->prev) < 0)
+		return iso_burst_earliest_ns(b, burst_ns);
+	from = now_ns > b->prev.now_ns ? now_ns : b->prev.now_ns;
+	left = (b->phase == ISO_BURST_RUNNING ? b->allowance_ns - (int64_t)(b->prev.cpu_ns - b->start.cpu_ns)
+					      : burst_ns - exact_run_ns(&b->prev));
+	return from + (left > 0 ? left : 0) - ISO_BURST_SLACK_NS;
 }
 
 void iso_stall_init(struct iso_stall *st)

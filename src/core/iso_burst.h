@@ -54,6 +54,15 @@ struct iso_burst_sample {
 	int64_t now_ns;  /* monotonic time of the read */
 	uint64_t cpu_ns; /* CPU time (schedstat field 1) */
 	uint64_t wait_ns; /* time runnable but waiting (schedstat field 2) */
+	/* Exact, when the accounting knows it (BPF: the kernel's own sum
+	 * at the thread's last voluntary switch, with the voluntary switch
+	 * count nv read with it): the CPU time at which it last blocked.
+	 * Then a run's start is known, not guessed from reads: the guard
+	 * demotes after exactly burst_ms of CPU without blocking, and the
+	 * schedule need not look every burst_ms/4 for runs that begin
+	 * between reads (iso_plan_guard). */
+	bool has_block;
+	uint64_t block_cpu_ns;
 };
 
 enum iso_burst_phase {
@@ -85,6 +94,7 @@ bool iso_burst_demoted(const struct iso_burst *b);
 bool iso_burst_wants_nv(const struct iso_burst *b, int64_t burst_ns,
 			const struct iso_burst_sample *s);
 /* Feed one read. nv is the voluntary switch count, valid only if have_nv
+ * (with s->has_block it must come from the same read as block_cpu_ns)
  * (pass it when iso_burst_wants_nv said so; if it could not be read, the
  * guard neither demotes nor, lacking proof of a block, restores early).
  * A read that goes back in time or counters that go backwards only reset
@@ -98,6 +108,12 @@ int iso_burst_feed(struct iso_burst *b, int64_t burst_ns,
  * ends. INT64_MAX when the guard is off. For a schedule that reads each
  * task just in time (issue 13). */
 int64_t iso_burst_earliest_ns(const struct iso_burst *b, int64_t burst_ns);
+/* The same where the last read had the run's start exactly (has_block)
+ * and the thread has not run since unless it was read again: from now_ns
+ * (a check that did not read it), it can reach its allowance no sooner
+ * than the CPU time it has left. INT64_MAX when the guard is off; the
+ * plain bound when the last read was not exact. */
+int64_t iso_burst_earliest_exact_ns(const struct iso_burst *b, int64_t burst_ns, int64_t now_ns);
 
 /* ---- the stall cap ------------------------------------------------------ */
 

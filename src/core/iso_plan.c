@@ -48,7 +48,8 @@ static int64_t earlier(int64_t a, int64_t b)
 	return a < b ? a : b;
 }
 
-void iso_plan_guard(struct iso_plan *p, const struct iso_burst *b, int64_t burst_ns)
+void iso_plan_guard(struct iso_plan *p, const struct iso_burst *b, int64_t burst_ns,
+		    int64_t checked_ns)
 {
 	int64_t at, look;
 
@@ -58,6 +59,10 @@ void iso_plan_guard(struct iso_plan *p, const struct iso_burst *b, int64_t burst
 	 * to plan for it but a demotion's end */
 	if (p->quiet && b->phase != ISO_BURST_DEMOTED)
 		return;
+	if (b->phase != ISO_BURST_DEMOTED && b->has_prev && b->prev.has_block) {
+		p->guard_ns = earlier(p->guard_ns, iso_burst_earliest_exact_ns(b, burst_ns, checked_ns));
+		return;
+	}
 	at = iso_burst_earliest_ns(b, burst_ns);
 	/* a run begins, and a block is seen, only at a read */
 	if (b->phase != ISO_BURST_RUNNING && b->has_prev) {
@@ -123,7 +128,6 @@ int64_t iso_plan_end(const struct iso_plan *p, const struct iso_engine *e,
 		s = fmin(s, iso_plan_rise_s(u, max_pct, p->up_limit, period));
 	if (p->down_limit)
 		s = fmin(s, iso_plan_fall_s(u, p->down_limit * 9.0 / 10.0, period));
-	s = fmin(s, stall_s(e, max_pct));
 	if (p->percpu)
 		s = fmin(s, iso_percpu_horizon_s(p->percpu, &e->tun, p->running, ISO_PLAN_LAG_PCT, base));
 	if (share && iso_share_on(share)) {
@@ -150,6 +154,13 @@ int64_t iso_plan_end(const struct iso_plan *p, const struct iso_engine *e,
 	 * predict no crossing at all). */
 	if (crossing != ISO_PLAN_NEVER && crossing - base > 2 * floor_ns)
 		crossing = base + (crossing - base) / 2;
+	/* The stall cap's bucket needs no such approach: fed the most any
+	 * spread of a step's use could have left (iso_stall_feed_ran), it is
+	 * exact for steps of any length — halving it cost a check every
+	 * 40 ms under a light load that could never fill it. */
+	s = stall_s(e, max_pct);
+	if (s < 1e9)
+		crossing = earlier(crossing, base + (int64_t)ceil(s * 1e9) + ISO_PLAN_PAST_NS);
 	at = earlier(crossing, p->guard_ns);
 	if (at >= base + floor_ns)
 		return at;

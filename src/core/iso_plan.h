@@ -23,7 +23,7 @@
  * Use, after a step's decisions:
  *     iso_plan_begin(&p);
  *     for each task: iso_plan_task(&p, e, &task->core);
- *                    iso_plan_guard(&p, &task->burst, burst_ns);
+ *                    iso_plan_guard(&p, &task->burst, burst_ns, checked_ns);
  *     next = iso_plan_end(&p, e, share, now_ns, floor_ns);
  * A grant, a release, an exit or a retune changes the inputs: plan again
  * (a plan may be due at once). Pure, like the engine. */
@@ -82,9 +82,16 @@ void iso_plan_task(struct iso_plan *p, const struct iso_engine *e, const struct 
  * a read, so a spinner is demoted within (1 + 1/DIV)·burst_ns, as with
  * fixed sampling. With p->quiet only a thread the guard demoted needs a
  * horizon (its back-off, a look for its block): any other reaches its
- * allowance only by running, and the plan is made again when it runs. */
+ * allowance only by running, and the plan is made again when it runs.
+ * A thread whose last read had its run's start exactly (has_block, BPF)
+ * needs no such looks: a run that begins later is measured from its real
+ * start at whatever read comes next, so its horizon is the CPU time it
+ * has left, counted from checked_ns — the last check, which read every
+ * thread that had run since its previous read (a thread not read then
+ * has not run since its last read). */
 #define ISO_PLAN_GUARD_DIV 4
-void iso_plan_guard(struct iso_plan *p, const struct iso_burst *b, int64_t burst_ns);
+void iso_plan_guard(struct iso_plan *p, const struct iso_burst *b, int64_t burst_ns,
+		    int64_t checked_ns);
 
 /* The time of the next check, absolute (the clock of the engine's steps):
  * never before the last step plus floor_ns (now_ns before the first

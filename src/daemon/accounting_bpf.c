@@ -128,6 +128,7 @@ static int bpf_sample(struct tracked *e)
 	bool have = entry_of(e, now, &v);
 	int r;
 
+	e->has_block = false;
 	if (!have || v.since_ns == ACCT_UNSEEN || acct_look_proc_needed(e)) {
 		r = accounting_proc.sample(e); /* wait, and: still there? */
 		if (r < 0)
@@ -141,9 +142,13 @@ static int bpf_sample(struct tracked *e)
 	}
 	r = acct_thread_cpu(&v, now, prev, &cpu);
 	acct_look_seen(e, r == 0);
-	if (r == 0)
+	if (r == 0) {
 		e->cpu_ns = cpu;
-	else if (r == -EBADMSG)
+		/* the guard's block point and count, from this same copy */
+		e->has_block = v.block_cpu_ns != ACCT_UNSEEN && v.block_cpu_ns <= cpu;
+		e->block_cpu_ns = v.block_cpu_ns;
+		e->block_nv = v.nvcsw;
+	} else if (r == -EBADMSG)
 		log_debug("thread %d: BPF accounting entry makes no sense; /proc's figure used",
 			  (int)e->tid);
 	return 0;
@@ -164,7 +169,8 @@ static int bpf_last_cpu(const char *proc, struct tracked *e, int *cpu)
 static void bpf_track(const struct tracked *e)
 {
 	uint32_t slot = acct_look_slot(e);
-	struct acct_thread v = { .total_ns = 0, .since_ns = ACCT_UNSEEN, .slot = slot };
+	struct acct_thread v = { .total_ns = 0, .since_ns = ACCT_UNSEEN, .slot = slot,
+				 .block_cpu_ns = ACCT_UNSEEN };
 	int r = bpf_map_update_elem(bpf_map__fd(acct_skel->maps.tracked), &(__u32){ (__u32)e->tid },
 				    &v, BPF_ANY);
 

@@ -22,6 +22,7 @@ static int proc_sample(struct tracked *e)
 	if (n <= 0)
 		return -ESRCH;
 	buf[n] = '\0';
+	e->has_block = false; /* the guard guesses runs from reads */
 	if (parse_schedstat_wait_buf(buf, &e->cpu_ns, &e->wait_ns) < 0)
 		return -EBADMSG;
 	return 0;

@@ -128,8 +128,10 @@ int isod_grant(struct isod *d, const struct grant *g, struct tracked **out)
 			 * burst_ms/4 away (iso_plan_guard), so a grant does not
 			 * make the enforcer read every thread at once */
 			clock_gettime(CLOCK_MONOTONIC, &ts);
-			s = (struct iso_burst_sample){ (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec,
-						       e->cpu_ns, e->wait_ns };
+			s = (struct iso_burst_sample){ .now_ns = (int64_t)ts.tv_sec * 1000000000LL +
+								  ts.tv_nsec,
+						       .cpu_ns = e->cpu_ns,
+						       .wait_ns = e->wait_ns };
 			(void)iso_burst_feed(&e->burst, (int64_t)d->cfg.burst_ms * 1000000, &s,
 					     false, 0);
 		}

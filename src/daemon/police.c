@@ -48,13 +48,19 @@ static void backend_switch(struct isod *d)
 static void guard_feed(struct isod *d, struct tracked *e, int64_t now_ns)
 {
 	int64_t burst_ns = (int64_t)d->cfg.burst_ms * 1000000;
-	struct iso_burst_sample s = { now_ns, e->cpu_ns, e->wait_ns };
+	struct iso_burst_sample s = { .now_ns = now_ns, .cpu_ns = e->cpu_ns, .wait_ns = e->wait_ns,
+				      .has_block = e->has_block, .block_cpu_ns = e->block_cpu_ns };
 	uint64_t nv = 0;
 	bool have_nv = false;
 	int c;
 
-	if (iso_burst_wants_nv(&e->burst, burst_ns, &s))
+	if (e->has_block) {
+		/* the count read with the block point (accounting_bpf.c) */
+		nv = e->block_nv;
+		have_nv = true;
+	} else if (iso_burst_wants_nv(&e->burst, burst_ns, &s)) {
 		have_nv = d->acct->voluntary_switches(d->proc, e, &nv) == 0;
+	}
 	c = iso_burst_feed(&e->burst, burst_ns, &s, have_nv, nv);
 	e->core.held = iso_burst_demoted(&e->burst);
 	if (c == ISO_BURST_DEMOTE)
@@ -66,11 +72,14 @@ static void guard_feed(struct isod *d, struct tracked *e, int64_t now_ns)
 			 burst_ns == 0 ? "guard switched off"
 			 : e->burst.phase == ISO_BURST_RUNNING ? "trial after back-off"
 							       : "it blocked");
-	/* A thread could start spinning just after a read: the schedule
-	 * (iso_plan_guard) reads every thread at least every burst_ms/4
-	 * while the guard is on, so a spinner is demoted within
-	 * 1.25·burst_ms and two checks — or, with BPF accounting and no
-	 * thread running, its first switch-in wakes the schedule. */
+	/* A thread could start spinning just after a read: with /proc the
+	 * schedule (iso_plan_guard) reads every thread at least every
+	 * burst_ms/4 while the guard is on, so a spinner is demoted within
+	 * 1.25·burst_ms and two checks. With BPF the read has the point
+	 * where its run began (has_block): it is demoted at the first check
+	 * past burst_ms of CPU without blocking, and the schedule plans that
+	 * check from the CPU time it has left; with no thread running, its
+	 * first switch-in wakes the schedule. */
 }
 
 /* The per-user averages (user_cpu), with a line whenever a user goes

@@ -82,8 +82,18 @@ int64_t isod_plan(const struct isod *d, int64_t now_ns)
 {
 	int64_t burst_ns = (int64_t)d->cfg.burst_ms * 1000000;
 	struct iso_plan p;
-	int64_t at, base;
+	int64_t at, base, checked_ns, woke;
 
+	/* every thread that ran before it was read by it (iso_plan_guard);
+	 * and if the kernel woke isod from a quiet plan since, no thread ran
+	 * between the two (acct_look_quiet armed it only then), and any that
+	 * had been on a CPU at the check has blocked: none can have run
+	 * without blocking for longer than since the wake. Taken before
+	 * quiet() below arms or disarms again. */
+	checked_ns = d->engine.budget.started ? d->engine.budget.last_ns : now_ns;
+	woke = acct_bpf_woken_ns();
+	if (woke != INT64_MAX && woke > checked_ns && woke <= now_ns)
+		checked_ns = woke;
 	iso_plan_begin(&p);
 	/* nothing runs, and the kernel says when something does
 	 * (accounting.h) */
@@ -94,7 +104,7 @@ int64_t isod_plan(const struct isod *d, int64_t now_ns)
 		if (!e->used)
 			continue;
 		iso_plan_task(&p, &d->engine, &e->core);
-		iso_plan_guard(&p, &e->burst, burst_ns);
+		iso_plan_guard(&p, &e->burst, burst_ns, checked_ns);
 	}
 	p.percpu = &d->percpu;
 	at = iso_plan_end(&p, &d->engine, &d->share, now_ns, (int64_t)d->cfg.sample_ms * 1000000);

@@ -42,6 +42,11 @@ struct tracked {
 	bool recorded;  /* in the state file on disk (isod_recorded) */
 	uint64_t cpu_ns;
 	uint64_t wait_ns; /* runnable, not running (schedstat), for the guard */
+	/* with the last sample, when the accounting knows them (BPF): the
+	 * CPU time at its last block and its voluntary switches then, one
+	 * read (iso_burst.h has_block) */
+	bool has_block;
+	uint64_t block_cpu_ns, block_nv;
 	int cpu;          /* scope per-cpu: the CPU its ISO time is charged to
 			   * (iso_percpu_charge); ISO_CPU_UNKNOWN until read */
 	int cpufd;        /* scope per-cpu, proc accounting: .../stat, opened

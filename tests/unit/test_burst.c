@@ -35,6 +35,8 @@ struct model {
 	size_t i;          /* current segment */
 	int64_t seg_start; /* of the current segment */
 	uint64_t cpu, wait, nv; /* of the completed segments */
+	bool exact;        /* reads carry the block point (BPF accounting) */
+	uint64_t block_cpu; /* cpu at the last block */
 };
 
 static void model_init(struct model *m, const struct seg *segs, size_t n, int64_t from)
@@ -45,10 +47,8 @@ static void model_init(struct model *m, const struct seg *segs, size_t n, int64_
 /* The counters at t (t never goes back). */
 static void model_read(struct model *m, int64_t t, struct iso_burst_sample *s, uint64_t *nv)
 {
-	s->now_ns = t;
+	*s = (struct iso_burst_sample){ .now_ns = t, .has_block = m->exact };
 	if (t < m->from) {
-		s->cpu_ns = 0;
-		s->wait_ns = 0;
 		*nv = m->nv;
 		return;
 	}
@@ -61,14 +61,21 @@ static void model_read(struct model *m, int64_t t, struct iso_burst_sample *s, u
 			m->wait += (uint64_t)g->len;
 		m->seg_start += g->len;
 		m->i = (m->i + 1) % m->n;
-		if (m->segs[m->i].kind == SLEEP)
+		if (m->segs[m->i].kind == SLEEP) {
 			m->nv++; /* blocking is the voluntary switch */
+			m->block_cpu = m->cpu;
+		}
 	}
+	s->block_cpu_ns = m->block_cpu;
 	s->cpu_ns = m->cpu;
 	s->wait_ns = m->wait;
 	if (m->segs[m->i].kind == RUN) {
 		int64_t tick = t / TICK * TICK; /* update_curr at the last tick */
-		if (tick > m->seg_start)
+		/* BPF's is exact: the sum at the last switch plus the time
+		 * on the CPU since */
+		if (m->exact)
+			s->cpu_ns += (uint64_t)(t - m->seg_start);
+		else if (tick > m->seg_start)
 			s->cpu_ns += (uint64_t)(tick - m->seg_start);
 	}
 	*nv = m->nv;
@@ -292,7 +299,7 @@ static void test_backoff_doubles(void **state)
 	/* blocking once resets the back-off */
 	{
 		struct iso_burst b;
-		struct iso_burst_sample s = { 0, 0, 0 };
+		struct iso_burst_sample s = { .now_ns = 0, .cpu_ns = 0, .wait_ns = 0 };
 
 		iso_burst_init(&b);
 		b.backoff_ns = 8 * SEC;
@@ -331,7 +338,7 @@ static void test_off_and_input(void **state)
 	struct model m;
 	struct run_result r;
 	struct iso_burst b;
-	struct iso_burst_sample s = { 10 * MS, 10 * MS, 0 };
+	struct iso_burst_sample s = { .now_ns = 10 * MS, .cpu_ns = 10 * MS, .wait_ns = 0 };
 
 	(void)state;
 	model_init(&m, spin, 1, 0);
@@ -349,12 +356,12 @@ static void test_off_and_input(void **state)
 
 	/* time or counters going back: only a new baseline, no decision */
 	iso_burst_init(&b);
-	s = (struct iso_burst_sample){ 100 * MS, 100 * MS, 0 };
+	s = (struct iso_burst_sample){ .now_ns = 100 * MS, .cpu_ns = 100 * MS, .wait_ns = 0 };
 	assert_int_equal(iso_burst_feed(&b, BURST, &s, false, 0), ISO_BURST_KEEP);
-	s = (struct iso_burst_sample){ 50 * MS, 900 * MS, 0 };
+	s = (struct iso_burst_sample){ .now_ns = 50 * MS, .cpu_ns = 900 * MS, .wait_ns = 0 };
 	assert_false(iso_burst_wants_nv(&b, BURST, &s));
 	assert_int_equal(iso_burst_feed(&b, BURST, &s, false, 0), ISO_BURST_KEEP);
-	s = (struct iso_burst_sample){ 400 * MS, 10 * MS, 0 };
+	s = (struct iso_burst_sample){ .now_ns = 400 * MS, .cpu_ns = 10 * MS, .wait_ns = 0 };
 	assert_false(iso_burst_wants_nv(&b, BURST, &s));
 	assert_int_equal(iso_burst_feed(&b, BURST, &s, false, 0), ISO_BURST_KEEP);
 	assert_false(iso_burst_demoted(&b));
@@ -415,6 +422,78 @@ static void test_earliest_is_lower_bound(void **state)
 	assert_true(demotions > 0);
 }
 
+/* With the block point known (BPF), reads that come rarely still measure
+ * a run from where it began: a spinner that starts just after a read is
+ * demoted at the first read past burst_ms of its CPU time, never before;
+ * a thread that blocks is never demoted, whatever the reads' spacing; and
+ * iso_burst_earliest_exact_ns, from the last read, is a lower bound on
+ * the demotion. Reads every 190 ms (the exact schedule's pace) or 10 ms. */
+static void exact_run(struct model *m, int64_t period, int64_t end, struct run_result *r,
+		      int64_t *worst_early)
+{
+	struct iso_burst b;
+	int64_t t = 0, earliest = 0;
+
+	iso_burst_init(&b);
+	*r = (struct run_result){ .first_demotion = -1 };
+	m->exact = true;
+	while (t < end) {
+		struct iso_burst_sample s;
+		uint64_t nv;
+		int c;
+
+		model_read(m, t, &s, &nv);
+		assert_true(iso_burst_wants_nv(&b, BURST, &s) || !b.has_prev);
+		c = iso_burst_feed(&b, BURST, &s, true, nv);
+		assert_true(c >= 0);
+		if (c == ISO_BURST_DEMOTE) {
+			if (r->first_demotion < 0)
+				r->first_demotion = t;
+			if (t - earliest < *worst_early)
+				*worst_early = t - earliest;
+			r->demotions++;
+		} else if (c == ISO_BURST_RESTORE) {
+			r->restores++;
+		}
+		earliest = iso_burst_earliest_exact_ns(&b, BURST, t);
+		t += period;
+	}
+}
+
+static void test_exact_block_point(void **state)
+{
+	static const struct seg periodic[] = { { RUN, 2 * MS }, { SLEEP, 98 * MS } };
+	static const struct seg just_under[] = { { RUN, 195 * MS }, { SLEEP, 1 * MS } };
+	int64_t worst = 0, early = INT64_MAX;
+
+	(void)state;
+	for (int64_t period = 10 * MS; period <= 190 * MS; period += 60 * MS) {
+		for (int64_t from = 1 * MS; from < period; from += period / 7 + 1) {
+			struct model m;
+			struct run_result r;
+
+			model_init(&m, spin, 1, from);
+			exact_run(&m, period, from + 2 * SEC, &r, &early);
+			assert_true(r.first_demotion >= 0);
+			/* exact: never before burst_ms of CPU, and at the
+			 * first read past it */
+			assert_true(r.first_demotion - from >= BURST);
+			assert_true(r.first_demotion - from < BURST + period);
+			if (r.first_demotion - from - BURST > worst)
+				worst = r.first_demotion - from - BURST;
+			model_init(&m, periodic, 2, from);
+			exact_run(&m, period, 10 * SEC, &r, &early);
+			assert_int_equal(r.demotions, 0);
+			model_init(&m, just_under, 2, from);
+			exact_run(&m, period, 10 * SEC, &r, &early);
+			assert_int_equal(r.demotions, 0);
+		}
+	}
+	printf("# exact: a spinner demoted at worst %.1f ms past burst_ms (one read's spacing)\n",
+	       (double)worst / MS);
+	assert_true(early >= 0); /* no demotion before the earliest bound */
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -428,6 +507,7 @@ int main(void)
 		cmocka_unit_test(test_off_and_input),
 		cmocka_unit_test(test_no_proof_no_demotion),
 		cmocka_unit_test(test_earliest_is_lower_bound),
+		cmocka_unit_test(test_exact_block_point),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -178,7 +178,11 @@ int BPF_PROG(isod_acct_switch, bool preempt, struct task_struct *prev, struct ta
 		compiler_barrier();
 		*(volatile __u64 *)&a->total_ns = BPF_CORE_READ(prev, se.sum_exec_runtime);
 		a->wait_ns = BPF_CORE_READ(prev, sched_info.run_delay);
-		a->nvcsw = BPF_CORE_READ(prev, nvcsw);
+		if (!preempt && prev_state) {
+			*(volatile __u64 *)&a->block_cpu_ns = a->total_ns;
+			compiler_barrier();
+		}
+		*(volatile __u64 *)&a->nvcsw = BPF_CORE_READ(prev, nvcsw);
 		a->policy = BPF_CORE_READ(prev, policy);
 		a->rt_prio = BPF_CORE_READ(prev, rt_priority);
 		/* its last switch (TASK_DEAD): reported as an exit too, for a

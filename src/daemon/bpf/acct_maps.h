@@ -26,7 +26,14 @@
  * policy, rt_prio: what it ran as then. A thread off the CPU runs with
  * them when it next runs unless someone changes them meanwhile, and that
  * shows at its next switch in: isod_verify asks the kernel only about
- * threads on a CPU, not seen yet, or seen with something else. */
+ * threads on a CPU, not seen yet, or seen with something else.
+ * block_cpu_ns: its sum_exec_runtime at its last voluntary switch out
+ * (not preempted, not runnable: the kernel's own rule for nvcsw), or
+ * ACCT_UNSEEN before one: where its present run without blocking began,
+ * for the burst guard (iso_burst.h has_block). Written before nvcsw and
+ * placed after it, so a copy that has the new count has the new block
+ * point too (a copy in between has the old count: a run too short, the
+ * safe side: the guard demotes only on proof). */
 struct acct_thread {
 	__u64 total_ns;
 	__u64 since_ns;
@@ -36,6 +43,7 @@ struct acct_thread {
 	__u64 nvcsw;
 	__u32 policy;  /* the kernel's policy and RT priority at its last */
 	__u32 rt_prio; /* switch in or out (isod_verify's view) */
+	__u64 block_cpu_ns;
 };
 #define ACCT_UNSEEN (~0ULL)
 
