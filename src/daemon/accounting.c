@@ -74,6 +74,12 @@ void acct_bpf_unbind(void)
 {
 }
 
+bool acct_bpf_wake_overdue(int64_t now_ns)
+{
+	(void)now_ns;
+	return false;
+}
+
 int64_t acct_bpf_woken_ns(void)
 {
 	return INT64_MAX;

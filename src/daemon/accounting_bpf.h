@@ -54,6 +54,11 @@ void acct_bpf_unbind(void);
  * lateness from it (a starved enforcer's waker is starved too). Any
  * thread. */
 int64_t acct_bpf_woken_ns(void);
+/* Did the kernel's wake not reach the enforcer: it woke more than 100 ms
+ * before now_ns and nobody planned since, or a report was lost? The
+ * server's once-a-second look, so that a quiet plan needs no short
+ * bound of its own. */
+bool acct_bpf_wake_overdue(int64_t now_ns);
 /* Nanoseconds users' threads spent at a band priority, all CPUs, since
  * the program was loaded. */
 int acct_bpf_band_ns(uint64_t *ns);

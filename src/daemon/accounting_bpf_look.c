@@ -393,3 +393,13 @@ int64_t acct_bpf_woken_ns(void)
 		return INT64_MAX;
 	return (int64_t)t;
 }
+
+bool acct_bpf_wake_overdue(int64_t now_ns)
+{
+	int64_t woke = acct_bpf_woken_ns();
+
+	if (!acct_skel || !acct_skel->bss)
+		return false;
+	return (woke != INT64_MAX && now_ns - woke > 100000000) ||
+	       __atomic_load_n(&acct_skel->bss->lost, __ATOMIC_SEQ_CST);
+}

@@ -55,6 +55,11 @@ bool backend_poll(int64_t now_ns)
 	return scx_poll(now_ns);
 }
 
+bool backend_probe(void)
+{
+	return scx_probe();
+}
+
 bool backend_may_switch(void)
 {
 	return scx_may_switch();

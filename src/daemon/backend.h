@@ -86,12 +86,15 @@ int backend_setup(enum backend_kind want, const char *pin_dir, const char *sysfs
  * maps): the caller must re-apply every thread. */
 bool backend_poll(int64_t now_ns);
 /* Can the backend change under isod (scx_iso may load, unload or restart:
- * the setting is not kernel RT and this kernel has sched_ext)? Then the
- * enforcer must look (backend_poll) even when no decision can change:
- * nothing tells isod of a new scx_iso instance. */
+ * the setting is not kernel RT and this kernel has sched_ext)? Then
+ * someone must look even when no decision can change: nothing tells isod
+ * of a new scx_iso instance. The server thread does, once a second while
+ * a thread is tracked (backend_probe, in its policy check's wake-up), and
+ * makes the enforcer's next check due when backend_poll would see a
+ * change — no wake-up of the enforcer of its own for it. */
 bool backend_may_switch(void);
-/* How often the enforcer looks then, at the longest. */
-#define BACKEND_LOOK_NS 1000000000LL
+/* Would backend_poll see a change now? Changes nothing (server thread). */
+bool backend_probe(void);
 /* Release what the backends hold (map descriptors). */
 void backend_close(void);
 /* No system call changes anything; every grant and demotion succeeds

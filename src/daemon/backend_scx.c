@@ -231,6 +231,19 @@ bool scx_poll(int64_t now_ns)
 	return changed;
 }
 
+bool scx_probe(void)
+{
+	bool r;
+
+	if (scx.want == BACKEND_KERNEL_RT)
+		return false;
+	pthread_mutex_lock(&scx.mu);
+	r = scx_iso_loaded() != atomic_load(&scx.active) ||
+	    (atomic_load(&scx.active) && scx.tasks_fd >= 0 && pinned_instance_changed());
+	pthread_mutex_unlock(&scx.mu);
+	return r;
+}
+
 bool scx_may_switch(void)
 {
 	return scx.want != BACKEND_KERNEL_RT && atomic_load(&scx.has_sched_ext);

@@ -22,6 +22,9 @@ bool scx_active(void);
 bool scx_poll(int64_t now_ns);
 /* backend_may_switch (backend.h) */
 bool scx_may_switch(void);
+/* Would scx_poll see a change (scx_iso loaded or gone, or a new instance
+ * of it)? Reads sysfs and the pinned map's id; changes nothing. */
+bool scx_probe(void);
 void scx_close(void);
 /* Unmark tid, for the crash handler: no lock, no allocation, no logging (a
  * map descriptor closed under it makes the call fail harmlessly). */

@@ -53,6 +53,7 @@ struct isod {
 	/* the enforcer's schedule (schedule.c) */
 	pthread_cond_t wake;       /* it sleeps on this (with lock) until its next check */
 	bool replan;               /* the plan's inputs changed: plan again */
+	bool backend_look;         /* the backend changed: check at once (d->lock) */
 	atomic_int_least64_t due_ns; /* its next check, CLOCK_MONOTONIC;
 				      * ISO_PLAN_NEVER: none (the watchdog's reference) */
 	uint64_t wakeups;          /* times it woke (a check or a re-plan) */

@@ -122,6 +122,7 @@ void isod_enforce_step(struct isod *d, int64_t now_ns)
 		d->watchdog_fired = false;
 		log_info("the enforcer runs again");
 	}
+	d->backend_look = false;
 	if (backend_poll(now_ns))
 		backend_switch(d);
 	backend_current()->tune(d->engine.tun.iso_cpu, d->engine.tun.iso_period_s);

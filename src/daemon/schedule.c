@@ -75,8 +75,11 @@ void isod_replan(struct isod *d)
 	pthread_cond_signal(&d->wake);
 }
 
-/* The longest a quiet plan sleeps (iso_plan.h: quiet). */
-#define QUIET_LOOK_NS 2000000000LL
+/* The longest a quiet plan sleeps (iso_plan.h: quiet). The kernel's
+ * wake comes through a thread at the enforcer's priority, and the
+ * server's once-a-second look replans should one not arrive
+ * (acct_bpf_wake_overdue): this is only a last bound. */
+#define QUIET_LOOK_NS 10000000000LL
 
 int64_t isod_plan(const struct isod *d, int64_t now_ns)
 {
@@ -108,15 +111,14 @@ int64_t isod_plan(const struct isod *d, int64_t now_ns)
 	}
 	p.percpu = &d->percpu;
 	at = iso_plan_end(&p, &d->engine, &d->share, now_ns, (int64_t)d->cfg.sample_ms * 1000000);
-	/* a bound on what a wake the server thread is slow to hand on (it
-	 * runs SCHED_OTHER: ISO threads on every CPU starve it) can cost */
-	/* from the last check, so that re-plans cannot push it on */
+	/* a last bound on a quiet plan (QUIET_LOOK_NS), from the last
+	 * check, so that re-plans cannot push it on */
 	base = d->engine.budget.started ? d->engine.budget.last_ns : now_ns;
 	if (p.quiet && at - base > QUIET_LOOK_NS)
 		at = base + QUIET_LOOK_NS;
-	/* scx_iso may come, go or restart with new maps: look at least every
-	 * second while a thread is tracked (a grant looks at once) */
-	if (d->tasks.used && backend_may_switch() && at - base > BACKEND_LOOK_NS)
-		at = base + BACKEND_LOOK_NS;
+	/* scx_iso came, went or restarted with new maps (the server's look,
+	 * backend.h): the check that moves every thread is due now */
+	if (d->backend_look)
+		at = now_ns;
 	return at;
 }

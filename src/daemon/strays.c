@@ -18,6 +18,7 @@
 #include "log.h"
 #include "police.h"
 #include "procinfo.h"
+#include "schedule.h"
 
 /* One policy check in this many asks the kernel about every thread
  * (isod_verify's full), the others only where the accounting cannot tell. */
@@ -261,6 +262,15 @@ void strays_tick(struct isod *d, int64_t now_ns)
 		/* every VERIFY_FULL_EVERY-th asks the kernel about every
 		 * thread: a belt under the accounting's view */
 		(void)isod_verify(d, d->verify_count++ % VERIFY_FULL_EVERY == 0);
+		/* scx_iso may have come or gone: the enforcer moves the
+		 * threads at its next check, due now (backend.h) */
+		if (d->tasks.used && backend_may_switch() && backend_probe()) {
+			d->backend_look = true;
+			isod_replan(d);
+		}
+		/* and the kernel's wake of a quiet plan reached the enforcer */
+		if (d->tasks.used && acct_bpf_wake_overdue(now_ns))
+			isod_replan(d);
 	}
 	pthread_mutex_unlock(&d->lock);
 	for (unsigned i = 0; i < n; i++)
