@@ -103,22 +103,30 @@ static bool snap_read(uint64_t now)
 	return true;
 }
 
-/* e's entry, from the batch read (fresh enough) or one lookup */
-static bool entry_of(const struct tracked *e, uint64_t now, struct acct_thread *v)
+/* e's entry, from the batch read (fresh enough) or one lookup; batch:
+ * take the batch read whatever the check reads (a caller that walks
+ * every thread, as isod_verify does), not only for a check of many */
+static bool entry_in(const struct tracked *e, uint64_t now, struct acct_thread *v, bool batch)
 {
 	const struct acct_entry *s;
 
-	if (snap_ok && acct_look_many() && now - snap_ns > SNAP_FRESH_NS && !snap_read(now)) {
+	batch = batch || acct_look_many();
+	if (snap_ok && batch && now - snap_ns > SNAP_FRESH_NS && !snap_read(now)) {
 		log_debug("BPF accounting: no batch reads of its map here; one lookup per sample");
 		snap_ok = false;
 	}
-	if (!snap_ok || !acct_look_many() || now - snap_ns > SNAP_FRESH_NS)
+	if (!snap_ok || !batch || now - snap_ns > SNAP_FRESH_NS)
 		return bpf_map_lookup_elem(bpf_map__fd(acct_skel->maps.tracked),
 					   &(__u32){ (__u32)e->tid }, v) == 0;
 	s = acct_entry_find(snap, snap_n, (uint32_t)e->tid);
 	if (s)
 		*v = s->v;
 	return s != NULL;
+}
+
+static bool entry_of(const struct tracked *e, uint64_t now, struct acct_thread *v)
+{
+	return entry_in(e, now, v, false);
 }
 
 static int bpf_sample(struct tracked *e)
@@ -223,20 +231,9 @@ static int bpf_voluntary_switches(const char *proc, const struct tracked *e, uin
 static int bpf_seen_policy(const struct tracked *e, int *policy, int *prio)
 {
 	struct acct_thread v;
-	const struct acct_entry *s;
-	uint64_t now = monotonic_ns();
 
-	if (snap_ok && now - snap_ns > SNAP_FRESH_NS && !snap_read(now))
-		snap_ok = false;
-	if (snap_ok) {
-		s = acct_entry_find(snap, snap_n, (uint32_t)e->tid);
-		if (!s)
-			return -EAGAIN;
-		v = s->v;
-	} else if (bpf_map_lookup_elem(bpf_map__fd(acct_skel->maps.tracked),
-				       &(__u32){ (__u32)e->tid }, &v) != 0) {
+	if (!entry_in(e, monotonic_ns(), &v, true))
 		return -EAGAIN;
-	}
 	if (v.since_ns != 0 || v.policy > INT32_MAX || v.rt_prio > 99)
 		return -EAGAIN; /* on a CPU, or not seen (ACCT_UNSEEN) */
 	*policy = (int)v.policy;
