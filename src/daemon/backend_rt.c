@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -50,25 +51,34 @@ static int rt_query(pid_t tid, struct backend_thread *o)
 	return 0;
 }
 
+/* The nice level the thread has kept under its RT policy: sched_getattr
+ * reports none for an RT thread, the kernel keeps it all the same (a raw
+ * getpriority: 20 - nice, signal-safe). */
+static int kept_nice(pid_t tid, int *nice)
+{
+	long r = syscall(SYS_getpriority, PRIO_PROCESS, (id_t)tid);
+
+	if (r < 0)
+		return -errno;
+	*nice = 20 - (int)r;
+	return 0;
+}
+
 static int rt_demote(pid_t tid)
 {
 	struct iso_sched_attr a = { .size = sizeof(a) };
-	int r;
+	int nice = 0;
 
+	/* Not SCHED_FLAG_KEEP_PARAMS: the kernel then copies the thread's RT
+	 * priority into the request too, and SCHED_OTHER with a priority is
+	 * EINVAL — it fails for every thread there is something to demote.
+	 * The nice level is read and stated again instead (system calls
+	 * only: the crash handler comes here too). */
 	a.sched_policy = ISO_KSCHED_OTHER;
-	a.sched_flags = ISO_KSCHED_FLAG_RESET_ON_FORK | ISO_KSCHED_FLAG_KEEP_PARAMS;
-	r = setattr(tid, &a);
-	if (r == -EINVAL) {
-		/* kernels before 5.3 lack KEEP_PARAMS: say the nice ourselves
-		 * (system calls only: the crash handler comes here too) */
-		struct iso_sched_attr cur;
-
-		if (getattr(tid, &cur) == 0)
-			a.sched_nice = cur.sched_nice;
-		a.sched_flags = ISO_KSCHED_FLAG_RESET_ON_FORK;
-		r = setattr(tid, &a);
-	}
-	return r;
+	a.sched_flags = ISO_KSCHED_FLAG_RESET_ON_FORK;
+	if (kept_nice(tid, &nice) == 0)
+		a.sched_nice = nice;
+	return setattr(tid, &a);
 }
 
 static bool rt_placed_as(const struct backend_grant *g, bool demoted, int policy, int prio)

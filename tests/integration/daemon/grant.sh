@@ -33,14 +33,17 @@ set -- $s
 [ "${39}" = 2 ] || fail "isoctl run: policy ${39}, want 2 (SCHED_RR)"
 [ "${38}" = 40 ] || fail "isoctl run: priority ${38}, want 40"
 
-# Release: isoctl set --normal puts a thread back to SCHED_OTHER
-as_nobody "$SPIN" --seconds 3 --duty 10 --iso rr --prio 5 >"$out" &
+# Release: isoctl set --normal puts a thread back to SCHED_OTHER, at the
+# nice level it had before ISO (7 here: stated again with SCHED_OTHER)
+as_nobody nice -n 7 "$SPIN" --seconds 3 --duty 10 --iso rr --prio 5 >"$out" &
 pid=$!
 for _ in $(seq 100); do grep -q ready "$out" && break; sleep 0.05; done
 tid=$(awk '/^tid/{print $2}' "$out")
 [ "$(kernel_sched "$tid" | cut -d' ' -f1)" = 2 ] || fail "not SCHED_RR"
 as_nobody "$ISOCTL" set --normal "$tid" >/dev/null || fail "isoctl set --normal failed"
 [ "$(kernel_sched "$tid" | cut -d' ' -f1)" = 0 ] || fail "set --normal left it RT"
+nice_now=$(sed 's/.*) //' "/proc/$tid/stat" | awk '{print $17}')
+[ "$nice_now" = 7 ] || fail "set --normal: nice $nice_now, want the 7 it had before ISO"
 wait $pid
 assert_no_rt_left $pid
 echo "PASS"
