@@ -10,7 +10,8 @@ need_root
 start_isod --burst-ms 0 --stall-ms 0
 n=$(nproc)
 out=$ISO_TMP/spin.out
-as_nobody "$SPIN" --threads "$n" --seconds 12 --idle-after 20 --iso fifo --prio 30 >"$out" &
+# at nice 3: a demotion keeps the nice level the threads had (checked below)
+as_nobody nice -n 3 "$SPIN" --threads "$n" --seconds 12 --idle-after 20 --iso fifo --prio 30 >"$out" &
 spinners=$!
 ISO_CHILDREN+=($spinners)
 for _ in $(seq 100); do grep -q ready "$out" && break; sleep 0.05; done
@@ -26,9 +27,15 @@ t0=$(date +%s.%N)
 chrt -f 45 bash -c '
 	end=$((${EPOCHREALTIME/./} + 11500000))
 	while [ "${EPOCHREALTIME/./}" -lt "$end" ]; do
-		"$1" status | grep -q "^refractory: *yes" && echo "${EPOCHREALTIME}"
+		if "$1" status | grep -q "^refractory: *yes"; then
+			echo "${EPOCHREALTIME}"
+			for t in $2; do # policy and nice of each demoted spinner
+				s=$(sed "s/.*) //" "/proc/$t/stat" 2>/dev/null) &&
+					awk -v t="$t" "{print t, \$39, \$17}" <<<"$s" >>"$3"
+			done
+		fi
 		sleep 0.1
-	done' poller "$ISOCTL" >"$ISO_TMP/refractory.out"
+	done' poller "$ISOCTL" "$(awk '/^tid/{print $2}' "$out")" "$ISO_TMP/nice.out" >"$ISO_TMP/refractory.out"
 refractory=$(wc -l <"$ISO_TMP/refractory.out")
 t_first=
 [ "$refractory" -gt 0 ] && t_first=$(python3 -c "print($(head -n1 "$ISO_TMP/refractory.out") - $t0)")
@@ -43,6 +50,11 @@ comp_cpu=$(awk '/^cpu/{print $3}' "$ISO_TMP/comp.out")
 share=$(python3 -c "print(round(100*$comp_cpu/(12-$t_first),1))")
 log "first demotion seen after $t_first s; competitor got $comp_cpu s of CPU, $share % of one CPU after it"
 python3 -c "import sys; sys.exit(0 if $comp_cpu > 0 else 1)" || fail "competitor starved: no CPU at all"
+
+# a demoted spinner (SCHED_OTHER, policy 0) is at the nice 3 it had
+awk '$2 == 0 && $3 != 3 { bad = bad " " $1 "@nice" $3 } END { if (bad) { print bad; exit 1 } }' \
+	"$ISO_TMP/nice.out" || fail "a demoted spinner lost its nice level 3:$(awk '$2 == 0 && $3 != 3' "$ISO_TMP/nice.out" | head -3)"
+grep -q ' 0 3$' "$ISO_TMP/nice.out" || fail "no spinner was seen demoted (SCHED_OTHER) at nice 3: $(head -3 "$ISO_TMP/nice.out")"
 
 # Spinners now block (idle-after): below 90 % of iso_cpu they regain ISO.
 for tid in $(awk '/^tid/{print $2}' "$out"); do
