@@ -89,6 +89,18 @@ stop_isod() {
 	ISOD_PID=
 }
 
+# wait_log [grep options] PATTERN: wait up to 5 s for isod's log to hold a
+# line. isod says what it did after doing it (a refractory line follows
+# the demotions of every thread), so a test that saw the effect in the
+# kernel must wait for the words, not grep once.
+wait_log() {
+	for _ in $(seq 100); do
+		grep -q "$@" "$ISO_TMP/isod.log" && return 0
+		sleep 0.05
+	done
+	return 1
+}
+
 # Start something in the background and remember it for cleanup.
 bg() { "$@" & ISO_CHILDREN+=($!); }
 

@@ -23,7 +23,7 @@ first=$(echo $tids | cut -d' ' -f1)
 # the kernel policy of the spinner goes to SCHED_OTHER
 poll_policy "$first" 0 90 || { tail -30 "$ISO_TMP/isod.log" >&2; fail "spinner $first never demoted"; }
 log "spinner $first demoted: $(kernel_sched "$first")"
-grep -q "above iso_cpu, ISO threads demoted" "$ISO_TMP/isod.log" || fail "no refractory line"
+wait_log "above iso_cpu, ISO threads demoted" || fail "no refractory line"
 
 # BPF against /proc for a live thread: release it, isod logs both figures
 as_nobody "$ISOCTL" set --normal "$first" >/dev/null || fail "release of $first"

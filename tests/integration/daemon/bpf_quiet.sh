@@ -64,7 +64,7 @@ late=$(awk '/^tid/{print $2}' "$ISO_TMP/late.out")
 [ -n "$late" ] || fail "the late spinner did not start"
 poll_policy "$late" 1 10 || fail "the late spinner $late is not SCHED_FIFO while it sleeps"
 poll_policy "$late" 0 60 || { tail -20 "$ISO_TMP/isod.log" >&2; fail "a spinner after a 3 s sleep was not demoted"; }
-grep -q "thread $late ran .* without blocking: burst guard" "$ISO_TMP/isod.log" ||
+wait_log "thread $late ran .* without blocking: burst guard" ||
 	fail "thread $late was demoted, but not by the burst guard"
 log "late spinner $late demoted by the burst guard"
 
@@ -72,7 +72,7 @@ log "late spinner $late demoted by the burst guard"
 for p in "${ISO_CHILDREN[@]}"; do kill "$p" 2>/dev/null; done
 for _ in $(seq 100); do [ "$(tracked)" = 0 ] && break; sleep 0.05; done
 [ "$(tracked)" = 0 ] || fail "$(tracked) exited threads still tracked"
-grep -q "exited (the kernel's report)" "$ISO_TMP/isod.log" || fail "no exit reported by the kernel"
+wait_log "exited (the kernel's report)" || fail "no exit reported by the kernel"
 stop_isod
 # a SIGTERM ends it cleanly (its threads, the kernel's waker too, leave
 # the signal to the signalfd)
@@ -93,6 +93,6 @@ for _ in $(seq 100); do grep -q ready "$ISO_TMP/late2.out" && break; sleep 0.05;
 first=$(awk '/^tid/{print $2; exit}' "$ISO_TMP/late2.out")
 [ -n "$first" ] || fail "the late spinners did not start"
 poll_policy "$first" 0 270 || { tail -20 "$ISO_TMP/isod.log" >&2; fail "late spinners were not demoted by the budget"; }
-grep -q "above iso_cpu, ISO threads demoted" "$ISO_TMP/isod.log" || fail "no refractory line"
+wait_log "above iso_cpu, ISO threads demoted" || fail "no refractory line"
 log "late spinners demoted by the budget"
 echo PASS

@@ -28,7 +28,7 @@ for t in /proc/$pid/task/*; do
 	t=${t##*/}
 	poll_policy "$t" 0 50 || { tail -20 "$ISO_TMP/isod.log" >&2; fail "stray thread $t not demoted in 5 s: $(kernel_sched "$t")"; }
 done
-grep -q "stray: thread [0-9]* (process $pid, uid 65534.*demoted" "$ISO_TMP/isod.log" ||
+wait_log "stray: thread [0-9]* (process $pid, uid 65534.*demoted" ||
 	fail "no stray line for process $pid"
 [ "$(kernel_sched "$root" | cut -d' ' -f1)" = 1 ] || fail "root's own RT thread $root was demoted"
 stop_isod

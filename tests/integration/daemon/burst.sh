@@ -64,7 +64,7 @@ log "spinner $tid: demoted after $demoted_after s; SCHED_OTHER in $other_share o
 [ "$tid" != 0 ] || fail "the spinner never said it was set up"
 python3 -c "import sys; sys.exit(0 if 0 <= $demoted_after < 1.0 else 1)" ||
 	fail "not demoted within 1 s of spinning (the guard acts at 200 ms; the budget would take ~6 s): $demoted_after"
-grep -q "thread $tid ran 200 ms without blocking: burst guard" "$ISO_TMP/isod.log" ||
+wait_log "thread $tid ran 200 ms without blocking: burst guard" ||
 	fail "isod did not log the burst guard for thread $tid"
 python3 -c "import sys; sys.exit(0 if $other_share >= 0.5 else 1)" ||
 	fail "the spinner was ISO most of the time after its demotion ($other_share SCHED_OTHER)"

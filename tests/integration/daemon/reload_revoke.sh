@@ -39,7 +39,7 @@ write_config "allow_users = daemon" >/dev/null
 kill -HUP "$ISOD_PID"
 wait_policy "$pn" 0 || fail "nobody removed from allow_users, its thread still $(kernel_sched "$pn")"
 case " $(tracked) " in *" $pn "*) fail "nobody's thread $pn still tracked";; esac
-grep -qE "no longer allowed.*thread $pn" "$ISO_TMP/isod.log" ||
+wait_log -E "no longer allowed.*thread $pn" ||
 	fail "no log line names the revoked thread: $(grep -i allowed "$ISO_TMP/isod.log")"
 sleep 0.3
 [ "$(policy "$pd")" = 2 ] || fail "daemon's thread lost ISO: $(kernel_sched "$pd")"

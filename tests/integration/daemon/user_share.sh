@@ -84,7 +84,7 @@ run_case 0
 log "user_cpu 0: $SAMPLES samples; nobody's threads seen demoted $RUN_AWAY_DEMOTED times, daemon's $POLITE_DEMOTED; refractory seen $REFRACTORY"
 # refractory demotes every ISO thread, daemon's included (the engine's
 # rule, unit-tested); isod says when it happens
-grep -q "above iso_cpu, ISO threads demoted" "$ISO_TMP/isod.log" ||
+wait_log "above iso_cpu, ISO threads demoted" ||
 	fail "user_cpu 0: the runaway never made the machine refractory: $(tail -5 "$ISO_TMP/isod.log")"
 ! grep -qE "above its share" "$ISO_TMP/isod.log" || fail "user_cpu 0: a user was demoted for its share"
 if grep -qE "^ *uid +[0-9]+ " "$ISO_TMP/status.txt"; then

@@ -32,7 +32,7 @@ audit_ok "A: exec of a setuid program from a non-main thread"
 ISO_CHILDREN+=($!); b=$!
 wait_for "$ISO_TMP/b.out" '^granted ' || fail "B did not run: $(cat "$ISO_TMP/b.out")"
 wait_not_rt "$b" 20 || fail "B: the setuid program $b is still kernel RT: $(kernel_sched "$b")"
-grep -q "thread $b (process $b, uid 65534) exec'd a program that changes its identity" "$ISO_TMP/isod.log" ||
+wait_log "thread $b (process $b, uid 65534) exec'd a program that changes its identity" ||
 	fail "B: isod did not say it withdrew ISO from $b"
 audit_ok "B: exec of a setuid program from the main thread"
 # C
