@@ -85,6 +85,11 @@ int64_t acct_bpf_woken_ns(void)
 	return INT64_MAX;
 }
 
+int64_t acct_bpf_quiet_since(void)
+{
+	return INT64_MAX;
+}
+
 int acct_bpf_band_ns(uint64_t *ns)
 {
 	(void)ns;

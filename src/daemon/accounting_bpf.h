@@ -56,9 +56,13 @@ void acct_bpf_unbind(void);
 int64_t acct_bpf_woken_ns(void);
 /* Did the kernel's wake not reach the enforcer: it woke more than 100 ms
  * before now_ns and nobody planned since, or a report was lost? The
- * server's once-a-second look, so that a quiet plan needs no short
- * bound of its own. */
+ * server's look (every second; every two while nothing runs), so that
+ * a quiet plan needs no short bound of its own. */
 bool acct_bpf_wake_overdue(int64_t now_ns);
+/* Since when (CLOCK_MONOTONIC ns) the kernel has been armed by quiet plans
+ * without a wake: no tracked thread has switched in since then. INT64_MAX:
+ * not armed, or woken. Any thread. */
+int64_t acct_bpf_quiet_since(void);
 /* Nanoseconds users' threads spent at a band priority, all CPUs, since
  * the program was loaded. */
 int acct_bpf_band_ns(uint64_t *ns);

@@ -364,8 +364,16 @@ bool acct_look_quiet(void)
 
 	struct timespec ts;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	__atomic_store_n(&armed_at, (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec, __ATOMIC_SEQ_CST);
+	/* armed by the last plan and not woken since: the quiet interval
+	 * goes on from then (acct_bpf_quiet_since); a switch-in between
+	 * this read and the store below sets its bit first, so the look
+	 * below finds it busy */
+	if (!__atomic_load_n(&quiet_armed, __ATOMIC_SEQ_CST) ||
+	    !__atomic_load_n(&bss->armed, __ATOMIC_SEQ_CST)) {
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		__atomic_store_n(&armed_at, (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec,
+				 __ATOMIC_SEQ_CST);
+	}
 	/* arm first, then look (the header's memory order) */
 	__atomic_store_n(&bss->armed, 1, __ATOMIC_SEQ_CST);
 	busy = busy || __atomic_load_n(&bss->lost, __ATOMIC_SEQ_CST);
@@ -392,6 +400,14 @@ int64_t acct_bpf_woken_ns(void)
 	if (t > INT64_MAX || (int64_t)t < __atomic_load_n(&armed_at, __ATOMIC_SEQ_CST))
 		return INT64_MAX;
 	return (int64_t)t;
+}
+
+int64_t acct_bpf_quiet_since(void)
+{
+	if (!acct_skel || !acct_skel->bss || !__atomic_load_n(&quiet_armed, __ATOMIC_SEQ_CST) ||
+	    !__atomic_load_n(&acct_skel->bss->armed, __ATOMIC_SEQ_CST))
+		return INT64_MAX;
+	return __atomic_load_n(&armed_at, __ATOMIC_SEQ_CST);
 }
 
 bool acct_bpf_wake_overdue(int64_t now_ns)

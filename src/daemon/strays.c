@@ -200,6 +200,23 @@ int strays_exec(struct isod *d, pid_t tgid)
 	return strays_check_process(d, tgid);
 }
 
+/* The longest the server sleeps while no tracked thread has run since its
+ * last policy check (quiet_checked): the last bound on a kernel wake that
+ * did not reach the enforcer (acct_bpf_wake_overdue) and on the watchdog
+ * past its limit, 1 s otherwise. */
+#define QUIET_SERVER_MS 2000
+
+/* Has the last policy check seen everything the kernel can show? It began
+ * after the kernel was armed, and no tracked thread has switched in since
+ * (the program disarms at the first): their policies at their last switch
+ * are the ones it read, so another check would read the same. */
+static bool quiet_checked(const struct isod *d)
+{
+	int64_t since = acct_bpf_quiet_since();
+
+	return since != INT64_MAX && d->verified_ns > since;
+}
+
 /* ms from now_ns until at, at least 0 (rounded up: never a spin of
  * zero timeouts just before it), at most cap_ms. */
 static int ms_until(int64_t at, int64_t now_ns, int cap_ms)
@@ -215,10 +232,12 @@ static int ms_until(int64_t at, int64_t now_ns, int cap_ms)
 /* How long the server may sleep. Lost threads, an unwritten state change
  * or no wake-up channel: a tenth of a second. Threads tracked: until
  * the next second's policy check (isod_verify) or the moment the
- * watchdog would act, whichever comes first — not a fixed tick, so 1024
- * sleeping ISO threads cost about one wake-up a second (issue 13). A
- * plan the enforcer moves earlier meanwhile is seen at the next of these
- * (the watchdog acts at most a second later than its limit). */
+ * watchdog would act, whichever comes first — not a fixed tick; and while
+ * no tracked thread has run since the last check (quiet_checked), only
+ * the watchdog's moment, at most QUIET_SERVER_MS away: 1024 sleeping ISO
+ * threads cost about one wake-up in two seconds (issue 13). A plan the
+ * enforcer moves earlier meanwhile is seen at the next of these (the
+ * watchdog acts at most a second later than its limit, two while quiet). */
 int strays_timeout_ms(struct isod *d, int64_t now_ns)
 {
 	bool busy, tracked, audit = d->cfg.sweep_orphans && !d->cfg.dry_run && d->cfg.audit_interval;
@@ -232,8 +251,12 @@ int strays_timeout_ms(struct isod *d, int64_t now_ns)
 	if (busy)
 		return 100;
 	if (tracked) {
-		timeout = ms_until(isod_watchdog_at(d), now_ns, 1000);
-		if (!d->cfg.dry_run)
+		/* nothing to check while nothing runs: but scx_iso's coming
+		 * or going is looked for every second (backend.h) */
+		bool quiet = quiet_checked(d) && !backend_may_switch();
+
+		timeout = ms_until(isod_watchdog_at(d), now_ns, quiet ? QUIET_SERVER_MS : 1000);
+		if (!d->cfg.dry_run && !quiet)
 			timeout = ms_until(d->next_verify_ns, now_ns, timeout);
 	}
 	if (audit) {
@@ -260,8 +283,13 @@ void strays_tick(struct isod *d, int64_t now_ns)
 	if (now_ns >= d->next_verify_ns && !d->cfg.dry_run) {
 		d->next_verify_ns = now_ns + 1000000000;
 		/* every VERIFY_FULL_EVERY-th asks the kernel about every
-		 * thread: a belt under the accounting's view */
-		(void)isod_verify(d, d->verify_count++ % VERIFY_FULL_EVERY == 0);
+		 * thread: a belt under the accounting's view. None while no
+		 * tracked thread has run since the last (1024 sleeping ISO
+		 * threads cost a look at each a second, issue 13) */
+		if (!quiet_checked(d)) {
+			d->verified_ns = now_ns;
+			(void)isod_verify(d, d->verify_count++ % VERIFY_FULL_EVERY == 0);
+		}
 		/* scx_iso may have come or gone: the enforcer moves the
 		 * threads at its next check, due now (backend.h) */
 		if (d->tasks.used && backend_may_switch() && backend_probe()) {

@@ -64,8 +64,10 @@ void strays_tick(struct isod *d, int64_t now_ns);
  * thread, when the ring buffer is readable. */
 int strays_kernel(struct isod *d);
 /* How long the server may sleep before strays_tick (and the watchdog)
- * need it, in ms for epoll_wait: 100 while a thread is tracked, a check
- * is queued or the state file is to be written; else until the next
+ * need it, in ms for epoll_wait: 100 while a check is queued or the state
+ * file is to be written; while threads are tracked, until the next
+ * second's policy check or the watchdog's moment (with BPF accounting, up
+ * to 2 s while none has run since the last check); else until the next
  * audit, or -1 (no audit: only an event wakes it). */
 int strays_timeout_ms(struct isod *d, int64_t now_ns);
 
