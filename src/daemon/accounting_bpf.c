@@ -12,12 +12,12 @@
  * (accounting_bpf_look.h), does a sample read /proc as the proc
  * accounting does: no /proc read per thread that ran (issue 13).
  *
- * The map is read whole, in one batch (one bpf() call), when a sample
- * finds the last read older than SNAP_FRESH_NS, not once per thread: a
- * check of many threads costs one call, not one each. A thread that
- * switched off its CPU after the read is counted as running until the
- * next one: at most SNAP_FRESH_NS too much, taken back by the next read
- * (never backwards: acct_thread_cpu). */
+ * The threads' entries are read in place: isod maps the program's array
+ * "threads" into its memory, so a check costs no system call per thread
+ * and none for all of them either (it was a batch read of a hash map and
+ * a sort: two thirds of isod's time with 1024 threads at work). A copy
+ * is taken field by field in the order the program's writes allow
+ * (acct_maps.h): short for a moment, never long. */
 #include "accounting_bpf.h"
 
 #include <bpf/bpf.h>
@@ -27,6 +27,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -42,15 +43,9 @@
 struct isod_acct *acct_skel; /* shared with accounting_bpf_look.c */
 static struct ring_buffer *rb;
 static struct acct_cpu *cpu_buf; /* one per possible CPU: a per-CPU map read */
-/* the last batch read of "tracked", by TID; snap_ok false: batch reads
- * failed (a kernel without them), one lookup per sample instead */
-#define SNAP_FRESH_NS 1000000
-static __u32 *snap_keys;
-static struct acct_thread *snap_vals;
-static struct acct_entry *snap;
-static size_t snap_n, snap_cap;
-static uint64_t snap_ns;
-static bool snap_ok;
+/* the map "threads", mapped: n_threads entries, by slot */
+static struct acct_thread *threads;
+static size_t n_threads, threads_len;
 static int ncpus;
 static int band_lo, band_hi;
 
@@ -72,68 +67,19 @@ static uint64_t monotonic_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-/* Read the whole map into snap, sorted by TID. */
-static bool snap_read(uint64_t now)
+/* e's entry now, if the program keeps it (acct_thread_copy) */
+static bool entry_of(const struct tracked *e, struct acct_thread *v)
 {
-	int fd = bpf_map__fd(acct_skel->maps.tracked);
-	LIBBPF_OPTS(bpf_map_batch_opts, opts);
-	__u32 in = 0, next = 0, count;
-	size_t n = 0;
-	int r;
+	uint32_t slot = acct_look_slot(e);
 
-	/* a hash map's batch position is a bucket: ENOENT past the last */
-	for (bool first = true;; first = false) {
-		count = (__u32)(snap_cap - n);
-		r = bpf_map_lookup_batch(fd, first ? NULL : &in, &next, snap_keys + n, snap_vals + n,
-					 &count, &opts);
-		if (r < 0 && errno != ENOENT)
-			return false;
-		if (count > snap_cap - n)
-			return false; /* cannot happen: the kernel filled no more than asked */
-		n += count;
-		if (r < 0 || count == 0 || n >= snap_cap)
-			break;
-		in = next;
-	}
-	for (size_t i = 0; i < n; i++)
-		snap[i] = (struct acct_entry){ snap_keys[i], snap_vals[i] };
-	acct_entries_sort(snap, n);
-	snap_n = n;
-	snap_ns = now;
-	return true;
-}
-
-/* e's entry, from the batch read (fresh enough) or one lookup; batch:
- * take the batch read whatever the check reads (a caller that walks
- * every thread, as isod_verify does), not only for a check of many */
-static bool entry_in(const struct tracked *e, uint64_t now, struct acct_thread *v, bool batch)
-{
-	const struct acct_entry *s;
-
-	batch = batch || acct_look_many();
-	if (snap_ok && batch && now - snap_ns > SNAP_FRESH_NS && !snap_read(now)) {
-		log_debug("BPF accounting: no batch reads of its map here; one lookup per sample");
-		snap_ok = false;
-	}
-	if (!snap_ok || !batch || now - snap_ns > SNAP_FRESH_NS)
-		return bpf_map_lookup_elem(bpf_map__fd(acct_skel->maps.tracked),
-					   &(__u32){ (__u32)e->tid }, v) == 0;
-	s = acct_entry_find(snap, snap_n, (uint32_t)e->tid);
-	if (s)
-		*v = s->v;
-	return s != NULL;
-}
-
-static bool entry_of(const struct tracked *e, uint64_t now, struct acct_thread *v)
-{
-	return entry_in(e, now, v, false);
+	return threads && slot < n_threads && acct_thread_copy(&threads[slot], (uint32_t)e->tid, v);
 }
 
 static int bpf_sample(struct tracked *e)
 {
 	struct acct_thread v;
 	uint64_t prev = e->cpu_ns, cpu, now = monotonic_ns();
-	bool have = entry_of(e, now, &v);
+	bool have = entry_of(e, &v);
 	int r;
 
 	e->has_block = false;
@@ -167,7 +113,7 @@ static int bpf_last_cpu(const char *proc, struct tracked *e, int *cpu)
 {
 	struct acct_thread v;
 
-	if (entry_of(e, monotonic_ns(), &v) && v.since_ns != ACCT_UNSEEN && v.cpu <= INT32_MAX) {
+	if (entry_of(e, &v) && v.since_ns != ACCT_UNSEEN && v.cpu <= INT32_MAX) {
 		*cpu = (int)v.cpu;
 		return 0;
 	}
@@ -177,26 +123,34 @@ static int bpf_last_cpu(const char *proc, struct tracked *e, int *cpu)
 static void bpf_track(const struct tracked *e)
 {
 	uint32_t slot = acct_look_slot(e);
-	struct acct_thread v = { .total_ns = 0, .since_ns = ACCT_UNSEEN, .slot = slot,
-				 .block_cpu_ns = ACCT_UNSEEN };
-	int r = bpf_map_update_elem(bpf_map__fd(acct_skel->maps.tracked), &(__u32){ (__u32)e->tid },
-				    &v, BPF_ANY);
+	struct acct_thread *a = threads && slot < n_threads ? &threads[slot] : NULL;
+	int r = -ENOSPC;
 
+	/* the entry first, then the TID in "tracked": the program writes
+	 * the entry from its first switch after that (acct_maps.h) */
+	if (a) {
+		acct_thread_reset(a, (uint32_t)e->tid);
+		r = bpf_map_update_elem(bpf_map__fd(acct_skel->maps.tracked),
+					&(__u32){ (__u32)e->tid }, &slot, BPF_ANY) < 0
+			    ? -errno
+			    : 0;
+		if (r < 0)
+			__atomic_store_n(&a->tid, 0, __ATOMIC_RELEASE);
+	}
 	acct_look_track(e, slot, r == 0);
 	if (r < 0)
-		log_warning_errno(-errno, "thread %d: not in the BPF accounting's map; its CPU time comes from /proc",
+		log_warning_errno(r, "thread %d: not in the BPF accounting's map; its CPU time comes from /proc",
 				  (int)e->tid);
 }
 
 static void bpf_untrack(const struct tracked *e)
 {
-	int fd = bpf_map__fd(acct_skel->maps.tracked);
-	__u32 tid = (__u32)e->tid;
+	uint32_t slot = acct_look_slot(e);
 	struct acct_thread v;
 	struct tracked now = *e;
 
 	/* what the kernel counted beside what /proc says (tests compare) */
-	if (bpf_map_lookup_elem(fd, &tid, &v) == 0 && accounting_proc.sample(&now) == 0) {
+	if (entry_of(e, &v) && accounting_proc.sample(&now) == 0) {
 		uint64_t cpu = 0;
 
 		if (acct_thread_cpu(&v, monotonic_ns(), 0, &cpu) == 0)
@@ -204,35 +158,35 @@ static void bpf_untrack(const struct tracked *e)
 				  (int)e->tid, (unsigned long long)(cpu / 1000),
 				  (unsigned long long)(now.cpu_ns / 1000));
 	}
-	(void)bpf_map_delete_elem(fd, &tid);
+	(void)bpf_map_delete_elem(bpf_map__fd(acct_skel->maps.tracked), &(__u32){ (__u32)e->tid });
+	/* out of "tracked" first: a program that looked it up before
+	 * finds the entry another's, or free, and leaves it alone */
+	if (threads && slot < n_threads &&
+	    __atomic_load_n(&threads[slot].tid, __ATOMIC_ACQUIRE) == (uint32_t)e->tid)
+		__atomic_store_n(&threads[slot].tid, 0, __ATOMIC_RELEASE);
 	acct_look_untrack(e);
 }
 
-/* The map's count, looked up now (not the batch read: a switch since it
- * would be missed, and the guard demotes only on an unchanged count),
- * once the program has seen the thread; else /proc's status. */
+/* The map's count now, once the program has seen the thread; else
+ * /proc's status. */
 static int bpf_voluntary_switches(const char *proc, const struct tracked *e, uint64_t *nvcsw)
 {
 	struct acct_thread v;
 
-	if (!acct_look_proc_needed(e) &&
-	    bpf_map_lookup_elem(bpf_map__fd(acct_skel->maps.tracked), &(__u32){ (__u32)e->tid },
-				&v) == 0 &&
-	    v.since_ns != ACCT_UNSEEN) {
+	if (!acct_look_proc_needed(e) && entry_of(e, &v) && v.since_ns != ACCT_UNSEEN) {
 		*nvcsw = v.nvcsw;
 		return 0;
 	}
 	return accounting_proc.voluntary_switches(proc, e, nvcsw);
 }
 
-/* Off every CPU since the program saw it switch (since_ns 0, and the
- * read is at most SNAP_FRESH_NS old, or a lookup): what it ran as then.
- * The batch read is taken for this, as for a check of many threads. */
+/* Off every CPU since the program saw it switch (since_ns 0): what it
+ * ran as then. */
 static int bpf_seen_policy(const struct tracked *e, int *policy, int *prio)
 {
 	struct acct_thread v;
 
-	if (!entry_in(e, monotonic_ns(), &v, true))
+	if (!entry_of(e, &v))
 		return -EAGAIN;
 	if (v.since_ns != 0 || v.policy > INT32_MAX || v.rt_prio > 99)
 		return -EAGAIN; /* on a CPU, or not seen (ACCT_UNSEEN) */
@@ -282,6 +236,29 @@ static const char *load_hint(int r)
 	return "loading failed";
 }
 
+/* Map "threads" (n entries) into isod's memory. */
+static int threads_map(size_t n)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	size_t len = n * sizeof(struct acct_thread);
+	void *p;
+
+	/* the kernel lays the array out at its element size, the struct's
+	 * size rounded up to 8 (which it is: acct_maps.h) */
+	_Static_assert(sizeof(struct acct_thread) % 8 == 0, "acct_thread: not 8-byte sized");
+	if (page <= 0)
+		return -EINVAL;
+	len = (len + (size_t)page - 1) / (size_t)page * (size_t)page;
+	p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED,
+		 bpf_map__fd(acct_skel->maps.threads), 0);
+	if (p == MAP_FAILED)
+		return -errno;
+	threads = p;
+	threads_len = len;
+	n_threads = n;
+	return 0;
+}
+
 int acct_bpf_load(const struct isod_config *cfg, char *why, size_t cap)
 {
 	int r;
@@ -300,6 +277,7 @@ int acct_bpf_load(const struct isod_config *cfg, char *why, size_t cap)
 	acct_skel->rodata->band_lo = (__u32)cfg->band.lo;
 	acct_skel->rodata->band_hi = (__u32)cfg->band.hi;
 	bpf_map__set_max_entries(acct_skel->maps.tracked, cfg->max_threads);
+	bpf_map__set_max_entries(acct_skel->maps.threads, cfg->max_threads);
 	r = isod_acct__load(acct_skel);
 	if (r == 0)
 		r = isod_acct__attach(acct_skel);
@@ -309,13 +287,11 @@ int acct_bpf_load(const struct isod_config *cfg, char *why, size_t cap)
 	}
 	ncpus = libbpf_num_possible_cpus();
 	cpu_buf = ncpus > 0 ? calloc((size_t)ncpus, sizeof(*cpu_buf)) : NULL;
-	snap_cap = cfg->max_threads;
-	snap_keys = calloc(snap_cap, sizeof(*snap_keys));
-	snap_vals = calloc(snap_cap, sizeof(*snap_vals));
-	snap = calloc(snap_cap, sizeof(*snap));
-	snap_ok = snap_keys && snap_vals && snap;
-	snap_n = 0;
-	snap_ns = 0;
+	r = threads_map(cfg->max_threads);
+	if (r < 0) {
+		snprintf(why, cap, "cannot map its thread table: %s", strerror(-r));
+		goto fail;
+	}
 	rb = ring_buffer__new(bpf_map__fd(acct_skel->maps.strays), take_one, &taker, NULL);
 	if (!cpu_buf || !rb ||
 	    ring_buffer__add(rb, bpf_map__fd(acct_skel->maps.lineage), take_lineage, &taker) < 0 ||
@@ -344,13 +320,10 @@ void acct_bpf_unload(void)
 	acct_look_free();
 	free(cpu_buf);
 	cpu_buf = NULL;
-	free(snap_keys);
-	free(snap_vals);
-	free(snap);
-	snap_keys = NULL;
-	snap_vals = NULL;
-	snap = NULL;
-	snap_ok = false;
+	if (threads)
+		munmap(threads, threads_len);
+	threads = NULL;
+	n_threads = threads_len = 0;
 }
 
 int acct_bpf_stray_fd(void)

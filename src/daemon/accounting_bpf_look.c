@@ -34,8 +34,6 @@
 /* Every thread is read at least this often all the same: a bound on what
  * an event the program could not report (and did not flag) can cost. */
 #define FULL_READ_NS 60000000000ull
-/* More reads than this in one check: one batch read of the map. */
-#define MANY_READS 32
 
 /* One program per isod (accounting_bpf.c): what the last look took, per
  * slot of the task table. Allocated by acct_look_init (main thread, before
@@ -46,7 +44,7 @@ static uint8_t *must_read; /* per slot: not seen by the program yet */
 static size_t n_must, cap_slots, n_words;
 static int ncpus_seen;
 static bool pending_all; /* the next check reads every thread */
-static bool read_all, many; /* this check's */
+static bool read_all; /* this check's */
 static bool ran_last;       /* this check's: some thread ran since the last */
 static uint64_t last_full_ns;
 static const struct tracked *table;
@@ -189,6 +187,7 @@ int acct_bpf_bind(const struct tracked *base, void (*fn)(void *ctx, const struct
 		/* without it no wake can come: never quiet (acct_look_quiet) */
 		log_warning_errno(r, "BPF accounting: cannot start the thread that takes the kernel's wakes; isod looks at idle ISO threads as with proc accounting");
 		acct_bpf_unbind();
+		table = base; /* the slots still index the program's entries */
 	}
 	return r;
 }
@@ -305,11 +304,6 @@ bool acct_look_proc_needed(const struct tracked *e)
 	return read_all || slot >= cap_slots || must_read[slot];
 }
 
-bool acct_look_many(void)
-{
-	return many;
-}
-
 static bool bit(const uint64_t *w, size_t slot)
 {
 	return (w[slot / 64] >> (slot % 64)) & 1;
@@ -339,7 +333,6 @@ void acct_look_begin(uint64_t now_ns)
 		}
 	}
 	ran_last = n > n_must;
-	many = read_all || n > MANY_READS;
 }
 
 bool acct_look_needed(const struct tracked *e, size_t slot)

@@ -34,9 +34,6 @@ void acct_look_seen(const struct tracked *e, bool seen);
  * report, or the full read is due) and until the program has seen it;
  * otherwise the map's counters and the exit reports say all of it. */
 bool acct_look_proc_needed(const struct tracked *e);
-/* Does this check read so many threads that one batch read of the map
- * is cheaper than a lookup each? */
-bool acct_look_many(void);
 
 /* accounting.h's look_begin, look_needed and quiet */
 void acct_look_begin(uint64_t now_ns);

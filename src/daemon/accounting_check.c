@@ -86,32 +86,38 @@ int acct_band_sum(const struct acct_cpu *cpus, size_t n, uint64_t *sum)
 	return 0;
 }
 
-static int by_tid(const void *a, const void *b)
-{
-	uint32_t x = ((const struct acct_entry *)a)->tid, y = ((const struct acct_entry *)b)->tid;
+#define LOAD(f) __atomic_load_n(&src->f, __ATOMIC_ACQUIRE)
 
-	return x < y ? -1 : x > y;
+bool acct_thread_copy(const struct acct_thread *src, uint32_t tid, struct acct_thread *dst)
+{
+	if (tid == 0 || LOAD(tid) != tid)
+		return false;
+	/* total before since (a switch-out between the two reads then
+	 * loses the live part, never counts it twice); nvcsw before
+	 * block_cpu_ns (a new count comes with its new block point) */
+	dst->total_ns = LOAD(total_ns);
+	dst->since_ns = LOAD(since_ns);
+	dst->cpu = LOAD(cpu);
+	dst->wait_ns = LOAD(wait_ns);
+	dst->nvcsw = LOAD(nvcsw);
+	dst->policy = LOAD(policy);
+	dst->rt_prio = LOAD(rt_prio);
+	dst->block_cpu_ns = LOAD(block_cpu_ns);
+	/* still tid's after the copy: a slot moved on during it is not */
+	dst->tid = LOAD(tid);
+	return dst->tid == tid;
 }
 
-void acct_entries_sort(struct acct_entry *e, size_t n)
+void acct_thread_reset(struct acct_thread *a, uint32_t tid)
 {
-	if (n > 1)
-		qsort(e, n, sizeof(*e), by_tid);
-}
-
-const struct acct_entry *acct_entry_find(const struct acct_entry *e, size_t n, uint32_t tid)
-{
-	size_t lo = 0, hi = n;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (e[mid].tid == tid)
-			return &e[mid];
-		if (e[mid].tid < tid)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return NULL;
+	__atomic_store_n(&a->tid, 0, __ATOMIC_RELEASE);
+	a->total_ns = 0;
+	a->since_ns = ACCT_UNSEEN;
+	a->cpu = 0;
+	a->wait_ns = 0;
+	a->nvcsw = 0;
+	a->policy = 0;
+	a->rt_prio = 0;
+	a->block_cpu_ns = ACCT_UNSEEN;
+	__atomic_store_n(&a->tid, tid, __ATOMIC_RELEASE);
 }

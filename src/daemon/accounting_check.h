@@ -33,16 +33,14 @@ const char *accounting_kind_name(enum accounting_kind k);
  * that overflows). */
 int acct_thread_cpu(const struct acct_thread *v, uint64_t now, uint64_t prev, uint64_t *cpu_ns);
 
-/* One entry of the map "tracked" as a batch read returns it. */
-struct acct_entry {
-	__u32 tid;
-	struct acct_thread v;
-};
-
-/* Order a batch read's entries by TID (for acct_entry_find). */
-void acct_entries_sort(struct acct_entry *e, size_t n);
-/* tid's entry among n sorted ones, NULL if it is not there. */
-const struct acct_entry *acct_entry_find(const struct acct_entry *e, size_t n, uint32_t tid);
+/* Copy src, an entry the program may be writing (the map "threads",
+ * mapped), into dst: each field once, in the order acct_maps.h gives, so
+ * the copy may be short, never long. False, dst undefined: the entry is
+ * not tid's (free, or another thread's). */
+bool acct_thread_copy(const struct acct_thread *src, uint32_t tid, struct acct_thread *dst);
+/* Make a an unseen entry of tid (its CPU time from /proc until the
+ * program sees it switch), tid written last. */
+void acct_thread_reset(struct acct_thread *a, uint32_t tid);
 
 /* Is a ring buffer record a stray worth looking at: ids of a real
  * thread, a priority inside the band [lo, hi], a user's uid? */

@@ -112,25 +112,32 @@ static void test_thread_nonsense(void **state)
 	assert_int_equal(cpu, 42);
 }
 
-static void test_entries(void **state)
+static void test_thread_copy(void **state)
 {
-	struct acct_entry e[5] = {
-		{ 40, { .total_ns = 4 } }, { 7, { .total_ns = 1 } }, { 4194304, { .total_ns = 9 } }, { 1, { .total_ns = 3 } }, { 12, { .total_ns = 2 } },
-	};
+	struct acct_thread a, v;
 
 	(void)state;
-	acct_entries_sort(e, 5);
-	for (size_t i = 1; i < 5; i++)
-		assert_true(e[i - 1].tid < e[i].tid);
-	assert_int_equal(acct_entry_find(e, 5, 40)->v.total_ns, 4);
-	assert_int_equal(acct_entry_find(e, 5, 1)->v.total_ns, 3);
-	assert_int_equal(acct_entry_find(e, 5, 4194304)->v.total_ns, 9);
-	assert_null(acct_entry_find(e, 5, 0));
-	assert_null(acct_entry_find(e, 5, 13));
-	assert_null(acct_entry_find(e, 5, UINT32_MAX));
-	assert_null(acct_entry_find(e, 0, 40));
-	acct_entries_sort(e, 0);
-	assert_int_equal(acct_entry_find(e, 1, 1)->v.total_ns, 3);
+	acct_thread_reset(&a, 77);
+	assert_true(acct_thread_copy(&a, 77, &v));
+	assert_int_equal(v.since_ns, ACCT_UNSEEN);
+	assert_int_equal(v.block_cpu_ns, ACCT_UNSEEN);
+	assert_int_equal(v.total_ns, 0);
+	a.total_ns = 5;
+	a.since_ns = 9;
+	a.nvcsw = 3;
+	a.policy = 1;
+	a.rt_prio = 20;
+	assert_true(acct_thread_copy(&a, 77, &v));
+	assert_int_equal(v.total_ns, 5);
+	assert_int_equal(v.since_ns, 9);
+	assert_int_equal(v.nvcsw, 3);
+	assert_int_equal(v.rt_prio, 20);
+	assert_int_equal(v.tid, 77);
+	/* another thread's slot, a free one, TID 0 */
+	assert_false(acct_thread_copy(&a, 78, &v));
+	a.tid = 0;
+	assert_false(acct_thread_copy(&a, 77, &v));
+	assert_false(acct_thread_copy(&a, 0, &v));
 }
 
 static void test_stray_record(void **state)
@@ -240,7 +247,7 @@ int main(void)
 		cmocka_unit_test(test_thread_never_backwards),
 		cmocka_unit_test(test_thread_unseen),
 		cmocka_unit_test(test_thread_nonsense),
-		cmocka_unit_test(test_entries),
+		cmocka_unit_test(test_thread_copy),
 		cmocka_unit_test(test_stray_record),
 		cmocka_unit_test(test_band_sum),
 		cmocka_unit_test(test_events),

@@ -1,6 +1,7 @@
 /* acct.bpf.c — isod's BPF accounting (accounting_bpf.c loads it): at
  * every context switch,
- *   - the CPU time of the threads isod tracks (the map "tracked"),
+ *   - the CPU time of the threads isod tracks ("tracked": TID to isod's
+ *     slot; "threads": per slot, what isod reads in place, mmapped),
  *   - the time that user threads spend at an RT priority inside the band,
  *     per CPU (the map "band_time"),
  *   - a user thread switching in at a band priority that isod does not
@@ -41,8 +42,18 @@ struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 4096); /* isod sets max_threads before loading */
 	__type(key, __u32);
-	__type(value, struct acct_thread);
+	__type(value, __u32); /* the slot */
 } tracked SEC(".maps");
+
+/* per slot, isod maps it into its memory: a check reads the threads it
+ * needs in place, no system call for any of them (acct_maps.h) */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__uint(max_entries, 4096); /* isod: max_threads */
+	__type(key, __u32);
+	__type(value, struct acct_thread);
+} threads SEC(".maps");
 
 /* per TID, the earliest time of its next report (rate limit; isod moves
  * it further for a thread it leaves alone): LRU, so a flood of strays
@@ -145,12 +156,28 @@ static __always_inline int mark_ran(__u32 slot)
 	return !(old & bit);
 }
 
+/* tid's entry, if isod tracks it (slot: its slot). An entry whose tid is
+ * another's is a slot isod has moved on from since the lookup. */
+static __always_inline struct acct_thread *thread_of(__u32 tid, __u32 *slot)
+{
+	__u32 *s = tid ? bpf_map_lookup_elem(&tracked, &tid) : 0;
+	struct acct_thread *a;
+
+	if (!s)
+		return 0;
+	*slot = *s;
+	a = bpf_map_lookup_elem(&threads, slot);
+	if (!a || *(volatile __u32 *)&a->tid != tid)
+		return 0;
+	return a;
+}
+
 SEC("tp_btf/sched_switch")
 int BPF_PROG(isod_acct_switch, bool preempt, struct task_struct *prev, struct task_struct *next,
 	     unsigned int prev_state)
 {
 	__u64 now = bpf_ktime_get_ns();
-	__u32 zero = 0, prio = 0, tid, cpu_id = bpf_get_smp_processor_id(), mark = 0;
+	__u32 zero = 0, prio = 0, tid, cpu_id = bpf_get_smp_processor_id(), mark = 0, slot = 0;
 	int keep = 1; /* an untracked task follows an untracked one */
 	struct acct_cpu *cpu = bpf_map_lookup_elem(&band_time, &zero);
 	struct acct_thread *a;
@@ -163,15 +190,15 @@ int BPF_PROG(isod_acct_switch, bool preempt, struct task_struct *prev, struct ta
 		__sync_lock_test_and_set(&cpu->tid, (__u32)BPF_CORE_READ(next, pid));
 	}
 	tid = BPF_CORE_READ(prev, pid);
-	a = tid ? bpf_map_lookup_elem(&tracked, &tid) : 0;
+	a = thread_of(tid, &slot);
 	if (a) {
 		/* still runnable (preempted, by isod's enforcer say, in the
 		 * kernel or on its way back to user space: "preempt" is false
 		 * then): still "on this CPU" for isod, unless a tracked thread
 		 * takes the CPU. prev_state 0: TASK_RUNNING */
 		keep = 0;
-		if (prev_state == 0 && a->slot < ACCT_MAX_SLOTS)
-			mark = a->slot + 1;
+		if (prev_state == 0 && slot < ACCT_MAX_SLOTS)
+			mark = slot + 1;
 		/* off the CPU first, then the new total: a reader may see
 		 * too little for a moment, never too much (acct_maps.h) */
 		*(volatile __u64 *)&a->since_ns = 0;
@@ -189,14 +216,14 @@ int BPF_PROG(isod_acct_switch, bool preempt, struct task_struct *prev, struct ta
 		 * thread isod began to track after the exit tracepoint had
 		 * fired in it (a zombie leader still reads well in /proc) */
 		if (prev_state & TASK_DEAD_) {
-			mark_ran(a->slot);
-			event(ACCT_EV_EXIT, tid, a->slot, BPF_CORE_READ(prev, start_boottime));
+			mark_ran(slot);
+			event(ACCT_EV_EXIT, tid, slot, BPF_CORE_READ(prev, start_boottime));
 		}
 	}
 	tid = BPF_CORE_READ(next, pid);
-	a = tid ? bpf_map_lookup_elem(&tracked, &tid) : 0;
+	a = thread_of(tid, &slot);
 	if (a) {
-		__u32 slot = a->slot, was_on = a->cpu;
+		__u32 was_on = a->cpu;
 
 		a->cpu = cpu_id;
 		a->wait_ns = BPF_CORE_READ(next, sched_info.run_delay);
@@ -233,13 +260,10 @@ int BPF_PROG(isod_acct_switch, bool preempt, struct task_struct *prev, struct ta
 SEC("tp_btf/sched_process_exit")
 int BPF_PROG(isod_acct_exit, struct task_struct *p)
 {
-	__u32 tid = BPF_CORE_READ(p, pid);
-	struct acct_thread *a = tid ? bpf_map_lookup_elem(&tracked, &tid) : 0;
-	__u32 slot;
+	__u32 tid = BPF_CORE_READ(p, pid), slot = 0;
 
-	if (!a)
+	if (!thread_of(tid, &slot))
 		return 0;
-	slot = a->slot;
 	mark_ran(slot);
 	event(ACCT_EV_EXIT, tid, slot, BPF_CORE_READ(p, start_boottime));
 	return 0;

@@ -6,7 +6,13 @@
 #ifndef ISOD_BPF_ACCT_MAPS_H
 #define ISOD_BPF_ACCT_MAPS_H
 
-/* A tracked thread's CPU time (the map "tracked", key: its TID).
+/* A tracked thread's CPU time: the map "threads", an array by isod's
+ * slot (its task-table index), which isod maps into its memory and reads
+ * in place; "tracked" maps a TID to its slot. tid: whose entry it is,
+ * written by isod before the TID goes into "tracked" and cleared after it
+ * leaves, so the program writes no entry of a thread isod has moved on
+ * from (it checks tid after its lookup), and isod takes an entry only
+ * with the TID it expects.
  * total_ns: the kernel's own sum_exec_runtime at its last switch in or
  * out; since_ns: bpf_ktime_get_ns() (CLOCK_MONOTONIC) of its switch-in
  * while it is on a CPU, 0 while it is off, ACCT_UNSEEN until the program
@@ -38,7 +44,7 @@ struct acct_thread {
 	__u64 total_ns;
 	__u64 since_ns;
 	__u32 cpu;  /* the CPU of its last switch-in (the program's) */
-	__u32 slot; /* isod's task-table index: its bit in ran_bits */
+	__u32 tid;  /* whose (isod's; 0: a free slot) */
 	__u64 wait_ns;
 	__u64 nvcsw;
 	__u32 policy;  /* the kernel's policy and RT priority at its last */
