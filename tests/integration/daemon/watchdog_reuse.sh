@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# The watchdog demotes what isod tracks, by its pinned handle, not by a
+# bare TID: an ISO thread that exits while the enforcer is starved may
+# hand its TID to someone else before the watchdog looks, and that
+# someone — here root's own SCHED_FIFO 10 process, given the very TID at
+# once (tidclaim: clone3 set_tid) — must keep its policy.
+# Starved as in watchdog.sh: isod pinned to CPU 0 under a root SCHED_FIFO
+# 90 spinner; the ISO thread on CPU 1 is killed while the hog runs, so
+# neither the enforcer nor the BPF waker (the enforcer's priority) sees it
+# go before the watchdog acts.
+source "$SRC_ROOT/tests/integration/lib.sh"
+need_root
+[ "$(nproc)" -ge 2 ] || skip "needs 2 CPUs"
+rt=$(cat /proc/sys/kernel/sched_rt_runtime_us 2>/dev/null)
+[ -n "$rt" ] && [ "$rt" -ge 0 ] && [ "$rt" -lt 1000000 ] ||
+	skip "RT throttling is off (sched_rt_runtime_us=$rt): a hog would starve isod's server too"
+out=$ISO_TMP/spin.out
+
+start_isod
+taskset -a -cp 0 "$ISOD_PID" >/dev/null || fail "cannot pin isod"
+# one process, one thread: its TID is its PID, free once it is reaped
+"${AS_NOBODY[@]}" taskset -c 1 "$SPIN" --seconds 10 --duty 5 --iso rr --prio 20 --threads 1 >"$out" &
+victim=$!
+ISO_CHILDREN+=($victim)
+for _ in $(seq 100); do grep -q ready "$out" && break; sleep 0.05; done
+tid=$(awk '/^tid/{print $2}' "$out")
+[ "$(kernel_sched "$tid" | cut -d' ' -f1)" = 2 ] || fail "thread $tid not RR at the start"
+
+timeout 6 chrt -f 90 taskset -c 0 "$SPIN" --seconds 4 >/dev/null &
+ISO_CHILDREN+=($!); hog=$!
+sleep 0.2
+kill -KILL "$victim"
+wait "$victim" 2>/dev/null
+# the TID of the ISO thread (a worker: not the PID) is free once the
+# process is reaped; root takes it for a SCHED_FIFO 10 sleeper on CPU 1
+claimed=no
+for _ in $(seq 50); do
+	[ -e "/proc/$tid" ] || break
+	sleep 0.01
+done
+timeout 8 "$TIDCLAIM" "$tid" chrt -f 10 taskset -c 1 sleep 6 &
+ISO_CHILDREN+=($!)
+for _ in $(seq 50); do
+	if [ "$(kernel_sched "$tid" 2>/dev/null | cut -d' ' -f1,2)" = "1 10" ]; then
+		claimed=yes
+		break
+	fi
+	sleep 0.01
+done
+wait_log "the enforcer has not run" || {
+	[ "$claimed" = yes ] || skip "TID $tid could not be taken again (clone3 set_tid)"
+	fail "no watchdog warning logged"
+}
+[ "$claimed" = yes ] || skip "TID $tid could not be taken again (clone3 set_tid)"
+pol=$(kernel_sched "$tid" | cut -d' ' -f1,2)
+[ "$pol" = "1 10" ] || fail "the watchdog changed TID $tid, now root's SCHED_FIFO 10 process: policy/prio $pol"
+grep "the enforcer has not run" "$ISO_TMP/isod.log" | grep -q ": 0 ISO thread(s) demoted" ||
+	fail "the watchdog counted a demotion: $(grep 'the enforcer has not run' "$ISO_TMP/isod.log")"
+wait "$hog"
+stop_isod
+echo "PASS"
