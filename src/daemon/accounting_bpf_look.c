@@ -52,7 +52,6 @@ static bool quiet_armed; /* the last plan armed the kernel (read by the server t
 static int64_t armed_at;  /* then (CLOCK_MONOTONIC ns): an older wake is not this one's */
 static void (*event_fn)(void *ctx, const struct acct_event *ev);
 static void *event_ctx;
-static struct acct_cpu *cpu_now; /* a read of "band_time", for acct_look_track */
 /* The waker: a thread at the enforcer's priority that sleeps on the ring
  * buffer "events" and hands its reports on (event_fn). Not the server
  * thread: that one runs SCHED_OTHER, and ISO threads on every CPU would
@@ -70,11 +69,10 @@ int acct_look_init(size_t cap, int ncpus)
 	ncpus_seen = ncpus < ACCT_MAX_CPUS ? ncpus : ACCT_MAX_CPUS;
 	ran_now = calloc(n_words ? n_words : 1, sizeof(*ran_now));
 	must_read = calloc(cap_slots ? cap_slots : 1, 1);
-	cpu_now = calloc(ncpus > 0 ? (size_t)ncpus : 1, sizeof(*cpu_now));
 	n_must = 0;
 	pending_all = true; /* the first check reads everything */
 	last_full_ns = 0;
-	if (!ran_now || !must_read || !cpu_now || !acct_skel->bss)
+	if (!ran_now || !must_read || !acct_skel->bss)
 		return -ENOMEM;
 	return 0;
 }
@@ -83,10 +81,8 @@ void acct_look_free(void)
 {
 	free(ran_now);
 	free(must_read);
-	free(cpu_now);
 	ran_now = NULL;
 	must_read = NULL;
-	cpu_now = NULL;
 	cap_slots = n_words = 0;
 }
 
@@ -228,38 +224,24 @@ static void set_must(uint32_t slot, bool on)
 		n_must--;
 }
 
-/* Is tid on a CPU now (or cannot isod tell)? */
+/* Is tid on a CPU now? */
 static bool on_a_cpu(pid_t tid)
 {
-	if (!cpu_now ||
-	    bpf_map_lookup_elem(bpf_map__fd(acct_skel->maps.band_time), &(__u32){ 0 }, cpu_now) < 0)
-		return true;
 	for (int i = 0; i < ncpus_seen; i++)
-		if (cpu_now[i].tid == (uint32_t)tid)
+		if (__atomic_load_n(&acct_skel->bss->cpu_tid[i], __ATOMIC_SEQ_CST) == (uint32_t)tid)
 			return true;
 	return false;
 }
 
-/* Has tid exited already (a zombie, dead, or gone)? Its exit tracepoint
- * may have fired before it was in the map, and a zombie never switches in
- * again; an unreadable stat counts as exited (read it, to be sure). */
+/* Has e's thread gone already? Its exit tracepoint, and its last
+ * switch (TASK_DEAD), may have come before it was in the map. A thread
+ * whose last switch came before is released by then (exit_notify comes
+ * first: its handle fails, one pread); the one exception, a leader left
+ * a zombie while its other threads run, never runs again, and is read at
+ * the next full read after its process is gone (FULL_READ_NS). */
 static bool exited_already(const struct tracked *e)
 {
-	char path[64], buf[512], *p;
-	ssize_t n;
-	int fd;
-
-	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", (int)e->pid, (int)e->tid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return true;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return true;
-	buf[n] = '\0';
-	p = strrchr(buf, ')');
-	return !p || p[1] != ' ' || p[2] == 'Z' || p[2] == 'X' || p[2] == 'x' || p[2] == '\0';
+	return !tasks_alive(e);
 }
 
 void acct_look_track(const struct tracked *e, uint32_t slot, bool in_map)

@@ -55,6 +55,8 @@ static bool peer_current(const struct isod *d, const struct peer *p)
 
 	if (p->starttime == 0)
 		return true;
+	if (p->fresh)
+		return p->starttime != 1; /* 1: gone at the accept */
 	return read_thread_starttime(d->proc, p->pid, &st) == 0 && st == p->starttime;
 }
 

@@ -21,6 +21,8 @@ struct peer {
 	uid_t uid; /* effective uid at connect time */
 	gid_t gid; /* effective gid */
 	uint64_t starttime; /* of pid; 0: unknown (no check) */
+	bool fresh; /* starttime was read at this very connection's accept,
+		     * just before this request: no second read (server.c) */
 	gid_t groups[64];   /* supplementary groups (SO_PEERGROUPS) */
 	size_t ngroups;
 };

@@ -63,6 +63,10 @@ static int64_t mono_ns(void)
 	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
+/* Per thread, not per isod: only the server's round holds its own
+ * wakes (isod_replan_hold); every other thread's replan wakes at once. */
+static _Thread_local bool holding, held;
+
 void isod_replan(struct isod *d)
 {
 	int64_t now = mono_ns();
@@ -72,6 +76,25 @@ void isod_replan(struct isod *d)
 	 * counts from here */
 	if (atomic_load(&d->due_ns) > now)
 		atomic_store(&d->due_ns, now);
+	if (holding)
+		held = true;
+	else
+		pthread_cond_signal(&d->wake);
+}
+
+void isod_replan_hold(void)
+{
+	holding = true;
+}
+
+void isod_replan_release(struct isod *d)
+{
+	holding = false;
+	if (!held)
+		return;
+	held = false;
+	/* d->replan was set under the lock: the enforcer sees it before it
+	 * sleeps again, so a signal without the lock loses no wake */
 	pthread_cond_signal(&d->wake);
 }
 

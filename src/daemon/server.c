@@ -23,6 +23,7 @@
 #include "log.h"
 #include "procinfo.h"
 #include "ratelimit.h"
+#include "schedule.h"
 #include "statefile.h"
 #include "strays.h"
 #include "accounting_bpf.h"
@@ -157,6 +158,7 @@ static void peer_from_cred(struct isod *d, int fd, const struct ucred *cred, str
 		p->ngroups = 0; /* more than 64 groups (ERANGE), or an old kernel */
 	if (read_thread_starttime(d->proc, cred->pid, &p->starttime) < 0 || p->starttime == 0)
 		p->starttime = 1;
+	p->fresh = false;
 }
 
 /* The slot for a new connection: a free one, else one taken from the user
@@ -262,8 +264,17 @@ static bool accept_one(struct isod *d, int ep, int lfd, struct conn *conns,
 	epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev);
 	/* a client sends its request right after connect(): serve it now, in
 	 * its user's turn, rather than a round later */
-	if (take_turn(turns, conns[slot].peer.uid))
+	if (take_turn(turns, conns[slot].peer.uid)) {
+		/* its pid's start time was read microseconds ago, after the
+		 * connect: its first request needs no second read. For the pid
+		 * to name another process by now, the client would have to
+		 * exit and the kernel hand its pid out again in between — the
+		 * same window as between connect and accept, which no read
+		 * closes (a later request on the connection is checked) */
+		conns[slot].peer.fresh = true;
 		serve_one(d, ep, &conns[slot], rl);
+		conns[slot].peer.fresh = false;
+	}
 	return true;
 }
 
@@ -403,6 +414,7 @@ int server_run_with(struct isod *d, int lfd, int sigfd, int forkfd,
 		timeout = strays_timeout_ms(d, monotonic_ns());
 		source_arm(ep, extra, &extra_fd, &timeout);
 		n = epoll_wait(ep, evs, SERVER_MAX_CONN + 6, timeout);
+		isod_replan_hold(); /* until the replies are out */
 		for (int i = 0; i < n; i++) {
 			uint64_t k = evs[i].data.u64;
 			if (k == UINT64_MAX) {
@@ -442,6 +454,7 @@ int server_run_with(struct isod *d, int lfd, int sigfd, int forkfd,
 			flush_one(ep, &conns[i], recorded);
 		if (extra)
 			extra->flush(extra->ctx, recorded);
+		isod_replan_release(d);
 		/* the configuration changes only in tick(), on this thread */
 		if (rl.rate != d->cfg.rate_limit || rl.burst != d->cfg.rate_burst)
 			ratelimit_configure(&rl, d->cfg.rate_limit, d->cfg.rate_burst);

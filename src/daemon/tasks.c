@@ -70,37 +70,30 @@ struct tracked *tasks_next(const struct task_table *tt, const struct tracked *pr
 int tasks_open(const char *proc, pid_t pid, pid_t tid, struct tracked *e)
 {
 	char path[128];
-	uint64_t before, after;
+	uint64_t start;
 	int r;
 
 	e->statfd = -1;
 	e->cpu = ISO_CPU_UNKNOWN;
 	e->cpufd = -1;
-	/* start time before and after opening: the handle we got belongs to
-	 * the thread we checked, not to a successor that reused the TID */
-	r = read_thread_starttime(proc, tid, &before);
-	if (r < 0)
-		return r;
+	/* the handle first, then the start time: if the handle still works
+	 * after the read (tasks_alive, the caller's check), its thread held
+	 * the TID all along, so the start time read is its own (a thread
+	 * keeps its TID until it is gone: no before-and-after reads) */
 	snprintf(path, sizeof(path), "%s/%d/task/%d/schedstat", proc, (int)pid, (int)tid);
 	e->statfd = open(path, O_RDONLY | O_CLOEXEC);
-	if (e->statfd < 0) {
-		r = errno == ENOENT ? -ESRCH : errno == EMFILE || errno == ENFILE ? -EAGAIN : -errno;
-		goto fail;
-	}
-	r = read_thread_starttime(proc, tid, &after);
-	if (r < 0 || after != before) {
-		r = -ESRCH;
-		goto fail;
+	if (e->statfd < 0)
+		return errno == ENOENT ? -ESRCH : errno == EMFILE || errno == ENFILE ? -EAGAIN : -errno;
+	r = read_thread_starttime(proc, tid, &start);
+	if (r < 0) {
+		close(e->statfd);
+		e->statfd = -1;
+		return r == -ENOENT ? -ESRCH : r;
 	}
 	e->tid = tid;
 	e->pid = pid;
-	e->starttime = before;
+	e->starttime = start;
 	return 0;
-fail:
-	if (e->statfd >= 0)
-		close(e->statfd);
-	e->statfd = -1;
-	return r;
 }
 
 struct tracked *tasks_insert(struct task_table *tt, const struct tracked *e)

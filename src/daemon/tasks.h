@@ -80,8 +80,10 @@ struct tracked *tasks_next(const struct task_table *tt, const struct tracked *pr
 #define TASKS_FOREACH(tt, e) \
 	for (struct tracked *e = tasks_next((tt), NULL); e; e = tasks_next((tt), e))
 /* Open identity and sampling handles for tid of process pid; fills the
- * entry's tid/pid/starttime/statfd. -ESRCH if it is gone or its
- * identity changed while opening. */
+ * entry's tid/pid/starttime/statfd. -ESRCH if it is gone. The start time
+ * (and anything else read of tid after this) is the handle's thread's
+ * only once tasks_alive says so afterwards: every caller checks it before
+ * it acts. */
 int tasks_open(const char *proc, pid_t pid, pid_t tid, struct tracked *e);
 struct tracked *tasks_insert(struct task_table *tt, const struct tracked *e);
 void tasks_remove(struct task_table *tt, struct tracked *e);

@@ -34,6 +34,7 @@ __u32 lineage_lost;
 /* shared with isod through the mmapped .bss (acct_maps.h) */
 __u64 ran_bits[ACCT_SLOT_WORDS];
 __u32 on_cpu[ACCT_MAX_CPUS];
+__u32 cpu_tid[ACCT_MAX_CPUS];
 __u32 armed;
 __u32 lost;
 __u64 woke_ns; /* when it last cleared armed */
@@ -187,8 +188,9 @@ int BPF_PROG(isod_acct_switch, bool preempt, struct task_struct *prev, struct ta
 		if (cpu->since_ns && now > cpu->since_ns)
 			cpu->band_ns += now - cpu->since_ns;
 		cpu->since_ns = next_in_band ? now : 0;
-		__sync_lock_test_and_set(&cpu->tid, (__u32)BPF_CORE_READ(next, pid));
 	}
+	if (cpu_id < ACCT_MAX_CPUS)
+		__sync_lock_test_and_set(&cpu_tid[cpu_id], (__u32)BPF_CORE_READ(next, pid));
 	tid = BPF_CORE_READ(prev, pid);
 	a = thread_of(tid, &slot);
 	if (a) {

@@ -61,6 +61,11 @@ struct acct_thread {
  *             and still there, or preempted there (0: none, or it blocked
  *             there, or moved to another CPU): a spinner that never
  *             switches again, or one that isod's own threads preempt.
+ *  cpu_tid    per CPU, the TID switched in last (0: idle), tracked or
+ *             not, written (xchg) before the program looks it up in
+ *             "tracked": isod, after adding a thread there, can tell
+ *             whether it is on a CPU already, a switch-in the program
+ *             did not count.
  *  armed      set by isod when no tracked thread ran or runs: the next
  *             switch-in of one clears it and reports ACCT_EV_WAKE.
  *  lost       set by the program when a report could not be written (or
@@ -122,12 +127,6 @@ struct acct_lineage {
 struct acct_cpu {
 	__u64 band_ns;
 	__u64 since_ns;
-	/* the TID switched in last (0: idle), tracked or not, written
-	 * (xchg: before the program looks it up in "tracked") so that isod,
-	 * after adding a thread to "tracked", can tell whether it is on a
-	 * CPU already, a switch-in the program did not count */
-	__u32 tid;
-	__u32 pad;
 };
 
 #endif
