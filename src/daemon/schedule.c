@@ -63,10 +63,6 @@ static int64_t mono_ns(void)
 	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
-/* Per thread, not per isod: only the server's round holds its own
- * wakes (isod_replan_hold); every other thread's replan wakes at once. */
-static _Thread_local bool holding, held;
-
 void isod_replan(struct isod *d)
 {
 	int64_t now = mono_ns();
@@ -76,25 +72,9 @@ void isod_replan(struct isod *d)
 	 * counts from here */
 	if (atomic_load(&d->due_ns) > now)
 		atomic_store(&d->due_ns, now);
-	if (holding)
-		held = true;
-	else
-		pthread_cond_signal(&d->wake);
-}
-
-void isod_replan_hold(void)
-{
-	holding = true;
-}
-
-void isod_replan_release(struct isod *d)
-{
-	holding = false;
-	if (!held)
-		return;
-	held = false;
-	/* d->replan was set under the lock: the enforcer sees it before it
-	 * sleeps again, so a signal without the lock loses no wake */
+	/* at once, never held until the server's reply is out: the server
+	 * runs SCHED_OTHER, and the threads just granted can starve it
+	 * before it sends it (a held wake then waited for the watchdog) */
 	pthread_cond_signal(&d->wake);
 }
 

@@ -13,13 +13,6 @@
 
 int isod_schedule_init(struct isod *d);
 void isod_replan(struct isod *d);
-/* The server's round: isod_replan on the calling thread marks the
- * enforcer due but wakes it only at isod_replan_release, once the replies
- * are out — so the enforcer (above the server's priority) does not run
- * its step, and contend for d->lock, between a request and its reply.
- * Caller does not hold d->lock for these two. */
-void isod_replan_hold(void);
-void isod_replan_release(struct isod *d);
 int64_t isod_plan(const struct isod *d, int64_t now_ns);
 
 #endif

@@ -23,7 +23,6 @@
 #include "log.h"
 #include "procinfo.h"
 #include "ratelimit.h"
-#include "schedule.h"
 #include "statefile.h"
 #include "strays.h"
 #include "accounting_bpf.h"
@@ -414,7 +413,6 @@ int server_run_with(struct isod *d, int lfd, int sigfd, int forkfd,
 		timeout = strays_timeout_ms(d, monotonic_ns());
 		source_arm(ep, extra, &extra_fd, &timeout);
 		n = epoll_wait(ep, evs, SERVER_MAX_CONN + 6, timeout);
-		isod_replan_hold(); /* until the replies are out */
 		for (int i = 0; i < n; i++) {
 			uint64_t k = evs[i].data.u64;
 			if (k == UINT64_MAX) {
@@ -454,7 +452,6 @@ int server_run_with(struct isod *d, int lfd, int sigfd, int forkfd,
 			flush_one(ep, &conns[i], recorded);
 		if (extra)
 			extra->flush(extra->ctx, recorded);
-		isod_replan_release(d);
 		/* the configuration changes only in tick(), on this thread */
 		if (rl.rate != d->cfg.rate_limit || rl.burst != d->cfg.rate_burst)
 			ratelimit_configure(&rl, d->cfg.rate_limit, d->cfg.rate_burst);
