@@ -233,15 +233,28 @@ static bool on_a_cpu(pid_t tid)
 	return false;
 }
 
-/* Has e's thread gone already? Its exit tracepoint, and its last
- * switch (TASK_DEAD), may have come before it was in the map. A thread
- * whose last switch came before is released by then (exit_notify comes
- * first: its handle fails, one pread); the one exception, a leader left
- * a zombie while its other threads run, never runs again, and is read at
- * the next full read after its process is gone (FULL_READ_NS). */
+/* Has tid exited already (a zombie, dead, or gone)? Its exit tracepoint,
+ * and its last switch, may have come before it was in the map, and a
+ * zombie never switches in again; an unreadable stat counts as exited.
+ * Not the handle's pread: that works on a zombie, and every process's
+ * leader is one until its parent reaps it (hardening-abuse_race). */
 static bool exited_already(const struct tracked *e)
 {
-	return !tasks_alive(e);
+	char path[64], buf[512], *p;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", (int)e->pid, (int)e->tid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return true;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return true;
+	buf[n] = '\0';
+	p = strrchr(buf, ')');
+	return !p || p[1] != ' ' || p[2] == 'Z' || p[2] == 'X' || p[2] == 'x' || p[2] == '\0';
 }
 
 void acct_look_track(const struct tracked *e, uint32_t slot, bool in_map)

@@ -99,6 +99,7 @@ void forkwatch_adopt(struct isod *d, pid_t parent_tid, pid_t child_tid, pid_t ch
 	g.prio = p->prio;
 	g.limit = p->core.limit;
 	g.flags = ISO_THREAD_ADOPTED;
+	g.pin = NULL;
 	r = isod_grant(d, &g, NULL);
 	if (r < 0)
 		log_debug_errno(r, "not adopting thread %d (child of %d); it stays SCHED_OTHER",

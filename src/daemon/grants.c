@@ -94,11 +94,20 @@ int isod_grant(struct isod *d, const struct grant *g, struct tracked **out)
 		if (tasks_count_uid(&d->tasks, g->uid) >= d->cfg.max_threads_per_user ||
 		    d->tasks.used >= d->tasks.cap)
 			return -EAGAIN;
-		memset(&n, 0, sizeof(n));
-		r = tasks_open(d->proc, g->pid, g->tid, &n);
-		if (r < 0)
-			return r;
-		r = isod_confirm(d, &n, g->by, g->starttime);
+		if (g->pin && g->pin->statfd >= 0 && g->pin->tid == g->tid && g->pin->pid == g->pid) {
+			/* what the caller read after pinning it is the pinned
+			 * thread's if the handle works now (tasks_open) */
+			n = *g->pin;
+			g->pin->statfd = -1;
+			r = tasks_alive(&n) && (!g->starttime || n.starttime == g->starttime) ? 0
+											 : -ESRCH;
+		} else {
+			memset(&n, 0, sizeof(n));
+			r = tasks_open(d->proc, g->pid, g->tid, &n);
+			if (r < 0)
+				return r;
+			r = isod_confirm(d, &n, g->by, g->starttime);
+		}
 		if (r < 0) {
 			close(n.statfd);
 			return r;

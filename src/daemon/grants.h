@@ -21,6 +21,12 @@ struct grant {
 	int prio;
 	unsigned limit;
 	uint32_t flags;
+	/* NULL, or the thread already pinned (tasks_open) and its status
+	 * read after that, its process (pid), owner (by) and start time
+	 * checked by the caller: a new entry takes this handle (its statfd
+	 * then -1) once it still works, instead of opening and reading its
+	 * own. Left open when not taken: the caller closes it. */
+	struct tracked *pin;
 };
 
 /* Caller holds d->lock for all below. */

@@ -5,6 +5,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 #include <sys/resource.h>
 
 #include "actuator.h"
@@ -60,13 +61,29 @@ static bool peer_current(const struct isod *d, const struct peer *p)
 	return read_thread_starttime(d->proc, p->pid, &st) == 0 && st == p->starttime;
 }
 
-/* Resolve (pid, tid) of the client's namespace to a thread of ours. */
+static void unpin(struct tracked *pin)
+{
+	if (pin && pin->statfd >= 0)
+		close(pin->statfd);
+	if (pin)
+		pin->statfd = -1;
+}
+
+/* Resolve (pid, tid) of the client's namespace to a thread of ours. With
+ * pin (a grant), the thread is pinned (tasks_open) before its status is
+ * read: what the caller checks is then the pinned thread's, once
+ * isod_grant finds the handle still working, and isod_grant need not
+ * read it again. The caller closes pin (unpin) unless isod_grant took it. */
 static int resolve(struct isod *d, const struct peer *p, int32_t ns_pid,
 		   int32_t ns_tid, pid_t *tid, struct thread_status *st,
-		   struct iso_reply *rep)
+		   struct tracked *pin, struct iso_reply *rep)
 {
 	int r;
 
+	if (pin) {
+		memset(pin, 0, sizeof(*pin));
+		pin->statfd = -1;
+	}
 	if (ns_tid <= 0 || ns_pid < 0) {
 		refuse(rep, -EINVAL, "thread id must be positive");
 		return -EINVAL;
@@ -76,15 +93,21 @@ static int resolve(struct isod *d, const struct peer *p, int32_t ns_pid,
 		return -ESRCH;
 	}
 	r = map_client_tid(d->proc, p->pid, ns_tid, tid);
+	if (r == 0 && pin)
+		r = tasks_open(d->proc, *tid, *tid, pin); /* /proc/TID/task/TID */
 	if (r == 0)
 		r = read_thread_status(d->proc, *tid, st);
 	if (r < 0) {
+		unpin(pin);
 		refuse(rep, -ESRCH, "no thread %d", (int)ns_tid);
 		return -ESRCH;
 	}
+	if (pin)
+		pin->pid = st->tgid;
 	if (ns_pid) {
 		pid_t pid;
 		if (map_client_tid(d->proc, p->pid, ns_pid, &pid) < 0 || pid != st->tgid) {
+			unpin(pin);
 			refuse(rep, -ESRCH, "thread %d is not in process %d",
 			       (int)ns_tid, (int)ns_pid);
 			return -ESRCH;
@@ -114,7 +137,7 @@ static void do_set(struct isod *d, const struct peer *p, const struct iso_req *r
 		   struct iso_reply *rep)
 {
 	struct thread_status st;
-	struct tracked *e = NULL;
+	struct tracked *e = NULL, pin = { .statfd = -1 };
 	struct grant g;
 	unsigned maxlim;
 	pid_t tid;
@@ -146,16 +169,19 @@ static void do_set(struct isod *d, const struct peer *p, const struct iso_req *r
 		       (unsigned)p->uid);
 		return;
 	}
-	if (resolve(d, p, req->u.set.pid, req->u.set.tid, &tid, &st, rep) < 0)
+	if (resolve(d, p, req->u.set.pid, req->u.set.tid, &tid, &st,
+		    policy == ISO_POLICY_NORMAL ? NULL : &pin, rep) < 0)
 		return;
 	if (iso_check_owner(p->uid, p->uid == 0, st.ruid, st.euid) < 0) {
+		unpin(&pin);
 		refuse(rep, -EPERM, "thread %d belongs to another user", (int)req->u.set.tid);
 		return;
 	}
-	/* the check above read /proc before anything was pinned: it only
-	 * refuses early with a clear message. isod_grant (and, for a
-	 * release, isod_confirm on the tracked entry) checks the owner again
-	 * through the pinned thread before anything is changed */
+	/* for a grant, the check above read the pinned thread (resolve):
+	 * isod_grant proves the pin still holds before anything changes.
+	 * For a release it read /proc before anything was pinned: it only
+	 * refuses early with a clear message; isod_confirm on the tracked
+	 * entry checks the owner again through its handle */
 	pthread_mutex_lock(&d->lock);
 	if (policy == ISO_POLICY_NORMAL) {
 		e = tasks_find(&d->tasks, tid);
@@ -182,7 +208,9 @@ static void do_set(struct isod *d, const struct peer *p, const struct iso_req *r
 	g.prio = req->u.set.prio;
 	g.limit = (unsigned)req->u.set.limit;
 	g.flags = 0;
+	g.pin = &pin;
 	r = isod_grant(d, &g, &e);
+	unpin(&pin); /* not taken: the thread was tracked already, or refused */
 	if (r == -EAGAIN)
 		refuse(rep, r, "too many ISO threads (max %u per user, %u in all)",
 		       d->cfg.max_threads_per_user, d->cfg.max_threads);
@@ -212,7 +240,7 @@ static void do_get(struct isod *d, const struct peer *p, const struct iso_req *r
 		       (unsigned)p->uid);
 		return;
 	}
-	if (resolve(d, p, req->u.get.pid, req->u.get.tid, &tid, &st, rep) < 0)
+	if (resolve(d, p, req->u.get.pid, req->u.get.tid, &tid, &st, NULL, rep) < 0)
 		return;
 	pthread_mutex_lock(&d->lock);
 	e = tasks_find(&d->tasks, tid);
@@ -422,7 +450,7 @@ void handle_nice(struct isod *d, const struct peer *peer, int32_t ns_pid,
 		       (unsigned)peer->uid);
 		return;
 	}
-	if (resolve(d, peer, ns_pid, ns_tid, &tid, &st, rep) < 0)
+	if (resolve(d, peer, ns_pid, ns_tid, &tid, &st, NULL, rep) < 0)
 		return;
 	if (iso_check_owner(peer->uid, peer->uid == 0, st.ruid, st.euid) < 0) {
 		refuse(rep, -EPERM, "thread %d belongs to another user", (int)ns_tid);

@@ -219,6 +219,7 @@ static bool adopt(struct isod *d, const struct state_line *s)
 	g.prio = s->prio;
 	g.limit = s->limit;
 	g.flags = 0;
+	g.pin = NULL;
 	r = isod_grant(d, &g, NULL);
 	if (r == -EPERM) {
 		/* another user's thread: not the one the entry names */
