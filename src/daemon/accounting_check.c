@@ -111,13 +111,6 @@ bool acct_thread_copy(const struct acct_thread *src, uint32_t tid, struct acct_t
 void acct_thread_reset(struct acct_thread *a, uint32_t tid)
 {
 	__atomic_store_n(&a->tid, 0, __ATOMIC_RELEASE);
-	a->total_ns = 0;
-	a->since_ns = ACCT_UNSEEN;
-	a->cpu = 0;
-	a->wait_ns = 0;
-	a->nvcsw = 0;
-	a->policy = 0;
-	a->rt_prio = 0;
-	a->block_cpu_ns = ACCT_UNSEEN;
+	*a = (struct acct_thread){ .since_ns = ACCT_UNSEEN, .block_cpu_ns = ACCT_UNSEEN };
 	__atomic_store_n(&a->tid, tid, __ATOMIC_RELEASE);
 }

@@ -89,6 +89,22 @@ stop_isod() {
 	ISOD_PID=
 }
 
+# The watchdog tests starve isod's enforcer with a root SCHED_FIFO 90 hog
+# on the CPU isod is pinned to (start_isod_on_cpu0): that needs a second
+# CPU for the ISO thread, and the kernel's RT throttling, which leaves
+# SCHED_OTHER (isod's server, where the watchdog runs) its 5 %.
+need_starvable_enforcer() {
+	local rt
+	[ "$(nproc)" -ge 2 ] || skip "needs 2 CPUs"
+	rt=$(cat /proc/sys/kernel/sched_rt_runtime_us 2>/dev/null)
+	[ -n "$rt" ] && [ "$rt" -ge 0 ] && [ "$rt" -lt 1000000 ] ||
+		skip "RT throttling is off (sched_rt_runtime_us=$rt): a hog would starve isod's server too"
+}
+start_isod_on_cpu0() {
+	start_isod "$@"
+	taskset -a -cp 0 "$ISOD_PID" >/dev/null || fail "cannot pin isod"
+}
+
 # wait_log [grep options] PATTERN: wait up to 5 s for isod's log to hold a
 # line. isod says what it did after doing it (a refractory line follows
 # the demotions of every thread), so a test that saw the effect in the

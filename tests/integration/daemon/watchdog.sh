@@ -7,14 +7,10 @@
 # SCHED_OTHER while the hog runs, and ISO again after it.
 source "$SRC_ROOT/tests/integration/lib.sh"
 need_root
-[ "$(nproc)" -ge 2 ] || skip "needs 2 CPUs"
-rt=$(cat /proc/sys/kernel/sched_rt_runtime_us 2>/dev/null)
-[ -n "$rt" ] && [ "$rt" -ge 0 ] && [ "$rt" -lt 1000000 ] ||
-	skip "RT throttling is off (sched_rt_runtime_us=$rt): a hog would starve isod's server too"
+need_starvable_enforcer
 out=$ISO_TMP/spin.out
 
-start_isod
-taskset -a -cp 0 "$ISOD_PID" >/dev/null || fail "cannot pin isod"
+start_isod_on_cpu0
 as_nobody taskset -c 1 "$SPIN" --seconds 10 --duty 5 --iso rr --prio 20 >"$out" &
 ISO_CHILDREN+=($!)
 for _ in $(seq 100); do grep -q ready "$out" && break; sleep 0.05; done

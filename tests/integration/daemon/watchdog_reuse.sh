@@ -10,14 +10,10 @@
 # go before the watchdog acts.
 source "$SRC_ROOT/tests/integration/lib.sh"
 need_root
-[ "$(nproc)" -ge 2 ] || skip "needs 2 CPUs"
-rt=$(cat /proc/sys/kernel/sched_rt_runtime_us 2>/dev/null)
-[ -n "$rt" ] && [ "$rt" -ge 0 ] && [ "$rt" -lt 1000000 ] ||
-	skip "RT throttling is off (sched_rt_runtime_us=$rt): a hog would starve isod's server too"
+need_starvable_enforcer
 out=$ISO_TMP/spin.out
 
-start_isod
-taskset -a -cp 0 "$ISOD_PID" >/dev/null || fail "cannot pin isod"
+start_isod_on_cpu0
 # one process, one thread: its TID is its PID, free once it is reaped
 "${AS_NOBODY[@]}" taskset -c 1 "$SPIN" --seconds 10 --duty 5 --iso rr --prio 20 --threads 1 >"$out" &
 victim=$!
