@@ -19,6 +19,14 @@ scale=${ISOSCHED_TEST_TIME_SCALE:-1}
 # starved it, or the watchdog came before the thread died (under QEMU's
 # TCG the hog may start late, and getting to the kill take longer than
 # the watchdog's 0.5 s): try again.
+# not_reached WHY PID...: end a try that did not set the scene up
+not_reached() {
+	log "$1: again"
+	shift
+	kill "$@" 2>/dev/null
+	wait "$@" 2>/dev/null
+	stop_isod
+}
 try_once() {
 	: >"$ISO_TMP/isod.log"
 	start_isod_on_cpu0
@@ -45,10 +53,7 @@ try_once() {
 	if grep -q "the enforcer has not run" "$ISO_TMP/isod.log"; then
 		# the watchdog came before the thread died (a slow machine:
 		# QEMU's TCG takes longer than its 0.5 s to get here)
-		log "the watchdog acted before thread $tid was killed: again"
-		kill "$hog" "$victim" 2>/dev/null
-		wait "$hog" "$victim" 2>/dev/null
-		stop_isod
+		not_reached "the watchdog acted before thread $tid was killed" "$hog" "$victim"
 		return 1
 	fi
 	kill -KILL "$victim"
@@ -72,10 +77,7 @@ try_once() {
 	done
 	wait_log "the enforcer has not run" && return 0
 	if grep -q "thread $tid exited" "$ISO_TMP/isod.log"; then
-		log "isod saw thread $tid exit before its enforcer was starved: again"
-		kill "$hog" "$claimer" 2>/dev/null
-		wait "$hog" "$claimer" 2>/dev/null
-		stop_isod
+		not_reached "isod saw thread $tid exit before its enforcer was starved" "$hog" "$claimer"
 		return 1
 	fi
 	[ "$claimed" = yes ] || skip "TID $tid could not be taken again (clone3 set_tid)"
