@@ -5,7 +5,6 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
-#include <unistd.h>
 #include <sys/resource.h>
 
 #include "actuator.h"
@@ -61,19 +60,12 @@ static bool peer_current(const struct isod *d, const struct peer *p)
 	return read_thread_starttime(d->proc, p->pid, &st) == 0 && st == p->starttime;
 }
 
-static void unpin(struct tracked *pin)
-{
-	if (pin && pin->statfd >= 0)
-		close(pin->statfd);
-	if (pin)
-		pin->statfd = -1;
-}
-
 /* Resolve (pid, tid) of the client's namespace to a thread of ours. With
  * pin (a grant), the thread is pinned (tasks_open) before its status is
  * read: what the caller checks is then the pinned thread's, once
  * isod_grant finds the handle still working, and isod_grant need not
- * read it again. The caller closes pin (unpin) unless isod_grant took it. */
+ * read it again. The caller closes pin (tasks_unpin) unless isod_grant
+ * took it. */
 static int resolve(struct isod *d, const struct peer *p, int32_t ns_pid,
 		   int32_t ns_tid, pid_t *tid, struct thread_status *st,
 		   struct tracked *pin, struct iso_reply *rep)
@@ -98,7 +90,7 @@ static int resolve(struct isod *d, const struct peer *p, int32_t ns_pid,
 	if (r == 0)
 		r = read_thread_status(d->proc, *tid, st);
 	if (r < 0) {
-		unpin(pin);
+		tasks_unpin(pin);
 		refuse(rep, -ESRCH, "no thread %d", (int)ns_tid);
 		return -ESRCH;
 	}
@@ -107,7 +99,7 @@ static int resolve(struct isod *d, const struct peer *p, int32_t ns_pid,
 	if (ns_pid) {
 		pid_t pid;
 		if (map_client_tid(d->proc, p->pid, ns_pid, &pid) < 0 || pid != st->tgid) {
-			unpin(pin);
+			tasks_unpin(pin);
 			refuse(rep, -ESRCH, "thread %d is not in process %d",
 			       (int)ns_tid, (int)ns_pid);
 			return -ESRCH;
@@ -173,7 +165,7 @@ static void do_set(struct isod *d, const struct peer *p, const struct iso_req *r
 		    policy == ISO_POLICY_NORMAL ? NULL : &pin, rep) < 0)
 		return;
 	if (iso_check_owner(p->uid, p->uid == 0, st.ruid, st.euid) < 0) {
-		unpin(&pin);
+		tasks_unpin(&pin);
 		refuse(rep, -EPERM, "thread %d belongs to another user", (int)req->u.set.tid);
 		return;
 	}
@@ -210,7 +202,7 @@ static void do_set(struct isod *d, const struct peer *p, const struct iso_req *r
 	g.flags = 0;
 	g.pin = &pin;
 	r = isod_grant(d, &g, &e);
-	unpin(&pin); /* not taken: the thread was tracked already, or refused */
+	tasks_unpin(&pin); /* not taken: the thread was tracked already, or refused */
 	if (r == -EAGAIN)
 		refuse(rep, r, "too many ISO threads (max %u per user, %u in all)",
 		       d->cfg.max_threads_per_user, d->cfg.max_threads);

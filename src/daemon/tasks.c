@@ -96,6 +96,14 @@ int tasks_open(const char *proc, pid_t pid, pid_t tid, struct tracked *e)
 	return 0;
 }
 
+void tasks_unpin(struct tracked *e)
+{
+	if (e && e->statfd >= 0)
+		close(e->statfd);
+	if (e)
+		e->statfd = -1;
+}
+
 struct tracked *tasks_insert(struct task_table *tt, const struct tracked *e)
 {
 	int32_t s = task_index_take(&tt->idx, e->tid, e->uid);

@@ -85,6 +85,8 @@ struct tracked *tasks_next(const struct task_table *tt, const struct tracked *pr
  * only once tasks_alive says so afterwards: every caller checks it before
  * it acts. */
 int tasks_open(const char *proc, pid_t pid, pid_t tid, struct tracked *e);
+/* Close a handle tasks_open gave that was not inserted (NULL: nothing). */
+void tasks_unpin(struct tracked *e);
 struct tracked *tasks_insert(struct task_table *tt, const struct tracked *e);
 void tasks_remove(struct task_table *tt, struct tracked *e);
 /* May a thread of process pid be tracked? false means surely not. Needs
