@@ -1,6 +1,7 @@
 /* cost.h — isobench --daemon-cost: what isod itself costs.
  *   client.c  the process of user nobody: N granted sleepers, R requests
  *   run.c     cost_run: a private isod per thread count, its CPU time, the fit
+ *   floor.c   the same round trip to a server that answers at once
  *   out.c     the text table and the JSON object */
 #ifndef ISOBENCH_COST_H
 #define ISOBENCH_COST_H
@@ -34,6 +35,16 @@ struct cost_point {
 	char note[320];
 };
 
+/* A round trip with nothing behind it (floor.c): where the scheduler puts
+ * client and server, both on one CPU, each on a CPU of its own. */
+enum { COST_FLOOR_FREE, COST_FLOOR_SAME, COST_FLOOR_ACROSS, COST_FLOOR_WAYS };
+
+struct cost_floor {
+	bool ok;
+	double p50_us, p99_us;
+	char note[96];
+};
+
 struct cost_result {
 	double sample_ms, window_s;
 	int requests;
@@ -45,6 +56,7 @@ struct cost_result {
 	int nfit;                    /* points in the fit */
 	double slope, intercept;     /* isod %cpu = intercept + slope * threads */
 	double per_thread_ns;        /* slope as ns per thread per sample */
+	struct cost_floor floor[COST_FLOOR_WAYS]; /* none measured without requests */
 };
 
 /* --threads-list's largest count */
@@ -56,6 +68,8 @@ unsigned cost_bound_s(const struct cost_opts *o);
 int cost_run(const struct cost_opts *o, struct cost_result *r);
 void cost_print_text(const struct cost_result *r);
 void cost_print_json(const struct cost_result *r);
+/* floor.c: the round trip's floor, each way (out[i].ok: measured) */
+void cost_floor_measure(int requests, struct cost_floor out[COST_FLOOR_WAYS]);
 
 /* client.c: shared between the parent and the client (MAP_SHARED) */
 struct cost_shared {

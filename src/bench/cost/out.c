@@ -4,6 +4,45 @@
 #include "common/json.h"
 #include "cost.h"
 
+static const char *const floor_way[COST_FLOOR_WAYS] = { "unpinned", "same_cpu", "across_cpus" };
+
+static void floor_json(struct json *j, const struct cost_result *r)
+{
+	json_obj(j, "floor");
+	for (int i = 0; i < COST_FLOOR_WAYS; i++) {
+		const struct cost_floor *f = &r->floor[i];
+
+		json_obj(j, floor_way[i]);
+		json_bool(j, "ok", f->ok);
+		json_num(j, "p50_us", f->p50_us);
+		json_num(j, "p99_us", f->p99_us);
+		json_str(j, "note", f->note);
+		json_obj_end(j);
+	}
+	json_obj_end(j);
+}
+
+static void floor_text(const struct cost_result *r)
+{
+	const char *label[COST_FLOOR_WAYS] = { "as placed", "one CPU", "two CPUs" };
+	bool any = false;
+
+	for (int i = 0; i < COST_FLOOR_WAYS; i++)
+		any = any || r->floor[i].ok;
+	if (!any)
+		return;
+	printf("floor (the same round trip, a server that answers at once), p50/p99:");
+	for (int i = 0; i < COST_FLOOR_WAYS; i++) {
+		const struct cost_floor *f = &r->floor[i];
+
+		if (f->ok)
+			printf("%s %s %.1f/%.1fus", i ? "," : "", label[i], f->p50_us, f->p99_us);
+		else
+			printf("%s %s -", i ? "," : "", label[i]);
+	}
+	printf("\n");
+}
+
 void cost_print_json(const struct cost_result *r)
 {
 	struct json j;
@@ -46,6 +85,7 @@ void cost_print_json(const struct cost_result *r)
 	json_num(&j, "per_thread_cpu_pct", r->slope);
 	json_num(&j, "per_thread_ns_per_sample", r->per_thread_ns);
 	json_num(&j, "base_cpu_pct", r->intercept);
+	floor_json(&j, r);
 	json_end(&j);
 	for (int i = 0; i < r->npoints; i++)
 		if (r->points[i].note[0])
@@ -85,4 +125,5 @@ void cost_print_text(const struct cost_result *r)
 		printf("fit: isod %%cpu = %.4f + %.6f per thread"
 		       " (%.0f ns per thread per %.0f ms sample)\n",
 		       r->intercept, r->slope, r->per_thread_ns, r->sample_ms);
+	floor_text(r);
 }

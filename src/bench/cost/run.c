@@ -21,7 +21,9 @@
 
 unsigned cost_bound_s(const struct cost_opts *o)
 {
-	return (unsigned)(o->n_nthreads * (o->window_s + 90.0 + o->requests / 500.0)) + 60;
+	/* and the floor: three ways of at most 5000 round trips */
+	return (unsigned)(o->n_nthreads * (o->window_s + 90.0 + o->requests / 500.0)) + 60 +
+	       (o->requests > 0 ? 30 : 0);
 }
 
 /* isod's CPU time: all its threads, its enforcer, and /proc/PID/stat's;
@@ -216,6 +218,9 @@ int cost_run(const struct cost_opts *o, struct cost_result *r)
 	r->rate_limit_off = bin.has_rate_limit;
 	r->accounting = o->accounting && bin.has_accounting ? o->accounting : "isod's default";
 	r->iso_load_pct = o->iso_load_pct;
+	/* before any isod starts: nothing else of the run's on the CPUs */
+	if (o->requests > 0)
+		cost_floor_measure(o->requests, r->floor);
 	for (int i = 0; i < o->n_nthreads; i++) {
 		r->points[i].n = o->nthreads[i];
 		measure_point(o, &bin, &r->points[i], &r->sample_ms);

@@ -101,6 +101,17 @@ for p in c["points"]:
          "daemon-cost: request percentiles out of order")
 for k in ("per_thread_cpu_pct", "per_thread_ns_per_sample", "base_cpu_pct"):
     need(num(c.get(k)), "daemon-cost: %s" % k)
+# the floor, measured in the same run: as placed always; one CPU and two
+# CPUs where the machine has them (pinning may be refused in a container)
+f = c.get("floor", {})
+need(sorted(f) == ["across_cpus", "same_cpu", "unpinned"], "daemon-cost: floor ways %r" % sorted(f))
+need(f["unpinned"].get("ok") is True, "daemon-cost: floor not measured: %s" % f["unpinned"].get("note"))
+for w in f.values():
+    if w.get("ok"):
+        need(num(w.get("p50_us")) and 0 < w["p50_us"] <= w["p99_us"],
+             "daemon-cost: floor percentiles %r" % w)
+    else:
+        need(w.get("note"), "daemon-cost: a floor way not measured says why")
 
 l = json.loads(open(d + "/plot.json").read())
 need(l.get("rounds") == 2, "latency: rounds %r, expected 2" % l.get("rounds"))
