@@ -2,6 +2,7 @@
 #include "iso_engine.h"
 
 #include <errno.h>
+#include <math.h>
 
 int iso_engine_init(struct iso_engine *e, const struct iso_tunables *t,
 		    unsigned ncpus)
@@ -12,6 +13,7 @@ int iso_engine_init(struct iso_engine *e, const struct iso_tunables *t,
 	e->ncpus = ncpus;
 	e->pending_ns = 0;
 	e->pending_ran = 0;
+	e->pending_adj_ns = 0;
 	e->carry_ns = 0;
 	iso_budget_init(&e->budget);
 	iso_stall_init(&e->stall);
@@ -65,6 +67,7 @@ void iso_engine_begin(struct iso_engine *e)
 {
 	e->pending_ns = 0;
 	e->pending_ran = 0;
+	e->pending_adj_ns = 0;
 }
 
 void iso_task_rebase(struct iso_task *task, uint64_t cpu_ns)
@@ -84,12 +87,39 @@ void iso_engine_account(struct iso_engine *e, struct iso_task *task,
 	task->has_prev = true;
 }
 
+void iso_engine_account_placed(struct iso_engine *e, struct iso_task *task, uint64_t cpu_ns,
+			       int64_t now_ns, const struct iso_offcpu *off)
+{
+	uint64_t before = e->pending_ns, used;
+
+	iso_engine_account(e, task, cpu_ns);
+	used = e->pending_ns - before;
+	if (used && off && off->n && e->budget.started)
+		e->pending_adj_ns += (double)used * (iso_place_factor(e->budget.last_ns, now_ns,
+								      e->tun.iso_period_s, used, off) - 1.0);
+}
+
+/* What the average gets of a step's fed time: placed where it fell
+ * (iso_place.h), never below nothing nor above every CPU's whole step. */
+static uint64_t placed_ns(double adj, uint64_t fed, uint64_t cap, bool lump)
+{
+	double v = (double)fed + adj;
+
+	/* a lump carried from other steps has no place in this one */
+	if (lump)
+		return fed;
+	if (!(v > 0))
+		return 0;
+	return v >= (double)cap ? cap : (uint64_t)llround(v);
+}
+
 int iso_engine_commit(struct iso_engine *e, int64_t now_ns)
 {
-	uint64_t total = e->pending_ns + e->carry_ns, fed = total;
+	uint64_t total = e->pending_ns + e->carry_ns, fed = total, cap = UINT64_MAX;
 	/* a carried lump is anyone's: the stall cap assumes all CPUs */
 	unsigned ran = e->carry_ns ? e->ncpus : e->pending_ran;
 	int64_t dt = 0;
+	bool lump = e->carry_ns != 0;
 	int r;
 
 	/* A task read late (iso_engine_due) brings the CPU time of several
@@ -98,23 +128,25 @@ int iso_engine_commit(struct iso_engine *e, int64_t now_ns)
 	 * second of all CPUs is carried (after a gap nothing is owed). */
 	e->carry_ns = 0;
 	if (e->budget.started && now_ns > e->budget.last_ns) {
-		uint64_t cap = (uint64_t)(now_ns - e->budget.last_ns) * e->ncpus;
-
+		cap = (uint64_t)(now_ns - e->budget.last_ns) * e->ncpus;
 		dt = now_ns - e->budget.last_ns;
 		if (total > cap) {
+			lump = true;
 			fed = cap;
 			e->carry_ns = total - cap;
 			if (e->carry_ns > 1000000000ull * e->ncpus)
 				e->carry_ns = 1000000000ull * e->ncpus;
 		}
 	}
-	r = iso_budget_feed(&e->budget, &e->tun, now_ns, fed, e->ncpus);
+	r = iso_budget_feed(&e->budget, &e->tun, now_ns, placed_ns(e->pending_adj_ns, fed, cap, lump),
+			    e->ncpus);
 	if (r == 0)
 		r = iso_stall_feed_ran(&e->stall, e->stall_ns, e->tun.iso_cpu, dt, fed, e->ncpus,
 				       ran ? ran : 1) < 0
 			    ? -EINVAL : 0;
 	e->pending_ns = 0;
 	e->pending_ran = 0;
+	e->pending_adj_ns = 0;
 	return r;
 }
 

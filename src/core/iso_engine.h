@@ -20,6 +20,7 @@
 
 #include "iso_budget.h"
 #include "iso_burst.h"
+#include "iso_place.h"
 
 /* What the engine knows of one ISO task; the daemon embeds it. */
 struct iso_task {
@@ -42,6 +43,8 @@ struct iso_engine {
 	uint64_t pending_ns; /* ISO CPU time accounted in this step */
 	unsigned pending_ran; /* tasks that added to it: ISO held at most
 			       * that many CPUs at once (the stall cap) */
+	double pending_adj_ns; /* what the placement of this step's time
+				* changes in what the average gets (iso_place.h) */
 	uint64_t carry_ns;   /* accounted but beyond what the CPUs could do in
 			      * the last step: a late read's lump, fed next */
 	struct iso_stall stall; /* the stall cap (iso_burst.h) */
@@ -72,6 +75,12 @@ void iso_engine_begin(struct iso_engine *e);
 void iso_task_rebase(struct iso_task *task, uint64_t cpu_ns);
 void iso_engine_account(struct iso_engine *e, struct iso_task *task,
 			uint64_t cpu_ns);
+/* iso_engine_account for a sample taken at now_ns (the coming commit's)
+ * with what the accounting knows of when the task was off every CPU in
+ * the step: the average weighs its time where it fell (iso_place.h).
+ * The stall cap and the carry of a late lump count it unplaced. */
+void iso_engine_account_placed(struct iso_engine *e, struct iso_task *task, uint64_t cpu_ns,
+			       int64_t now_ns, const struct iso_offcpu *off);
 int iso_engine_commit(struct iso_engine *e, int64_t now_ns);
 /* Updates task->demoted (budget, stall cap or task->held); returns true
  * when it changed. */

@@ -83,6 +83,7 @@ static int bpf_sample(struct tracked *e)
 	int r;
 
 	e->has_block = false;
+	e->off.n = 0;
 	if (!have || v.since_ns == ACCT_UNSEEN || acct_look_proc_needed(e)) {
 		r = accounting_proc.sample(e); /* wait, and: still there? */
 		if (r < 0)
@@ -102,6 +103,7 @@ static int bpf_sample(struct tracked *e)
 		e->has_block = v.block_cpu_ns != ACCT_UNSEEN && v.block_cpu_ns <= cpu;
 		e->block_cpu_ns = v.block_cpu_ns;
 		e->block_nv = v.nvcsw;
+		acct_thread_offcpu(&v, now, &e->off);
 	} else if (r == -EBADMSG)
 		log_debug("thread %d: BPF accounting entry makes no sense; /proc's figure used",
 			  (int)e->tid);

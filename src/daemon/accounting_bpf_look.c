@@ -309,6 +309,8 @@ void acct_look_begin(uint64_t now_ns)
 	struct isod_acct__bss *bss = acct_skel->bss;
 	size_t n = n_must;
 
+	/* a thread's gap that ends from here on is the next step's */
+	__atomic_store_n(&bss->gap_epoch, now_ns, __ATOMIC_RELAXED);
 	read_all = pending_all || __atomic_exchange_n(&bss->lost, 0, __ATOMIC_SEQ_CST) ||
 		   now_ns - last_full_ns >= FULL_READ_NS;
 	pending_all = false;

@@ -48,6 +48,29 @@ int acct_thread_cpu(const struct acct_thread *v, uint64_t now, uint64_t prev, ui
 	return 0;
 }
 
+/* u64 clock values isod can use as the engine's signed time */
+static bool clock_ok(uint64_t t, uint64_t now)
+{
+	return t > 0 && t <= now + SINCE_SLACK_NS && t <= (uint64_t)INT64_MAX;
+}
+
+void acct_thread_offcpu(const struct acct_thread *v, uint64_t now, struct iso_offcpu *off)
+{
+	off->n = 0;
+	if (now > (uint64_t)INT64_MAX || v->since_ns == ACCT_UNSEEN)
+		return;
+	if (clock_ok(v->gap_to_ns, now) && clock_ok(v->gap_from_ns, now) &&
+	    v->gap_from_ns < v->gap_to_ns) {
+		off->from[off->n] = (int64_t)v->gap_from_ns;
+		off->to[off->n++] = (int64_t)v->gap_to_ns;
+	}
+	/* off now, since its last switch out */
+	if (v->since_ns == 0 && clock_ok(v->off_ns, now) && v->off_ns < now) {
+		off->from[off->n] = (int64_t)v->off_ns;
+		off->to[off->n++] = (int64_t)now;
+	}
+}
+
 bool acct_stray_valid(const struct acct_stray *s, int band_lo, int band_hi)
 {
 	return s->tid >= 1 && s->tid <= TID_MAX && s->tgid >= 1 && s->tgid <= TID_MAX &&
@@ -103,6 +126,13 @@ bool acct_thread_copy(const struct acct_thread *src, uint32_t tid, struct acct_t
 	dst->policy = LOAD(policy);
 	dst->rt_prio = LOAD(rt_prio);
 	dst->block_cpu_ns = LOAD(block_cpu_ns);
+	dst->off_ns = LOAD(off_ns);
+	/* the gap as one pair: its end before and after its start agree,
+	 * or the program rewrote it meanwhile and none is taken */
+	dst->gap_to_ns = LOAD(gap_to_ns);
+	dst->gap_from_ns = LOAD(gap_from_ns);
+	if (LOAD(gap_to_ns) != dst->gap_to_ns)
+		dst->gap_to_ns = dst->gap_from_ns = 0;
 	/* still tid's after the copy: a slot moved on during it is not */
 	dst->tid = LOAD(tid);
 	return dst->tid == tid;

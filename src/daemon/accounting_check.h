@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "bpf/acct_maps.h"
+#include "iso_place.h"
 
 /* The accounting setting (isod.conf: accounting). */
 enum accounting_kind {
@@ -32,6 +33,13 @@ const char *accounting_kind_name(enum accounting_kind k);
  * -EBADMSG: the entry cannot be right (a switch-in in the future, a sum
  * that overflows). */
 int acct_thread_cpu(const struct acct_thread *v, uint64_t now, uint64_t prev, uint64_t *cpu_ns);
+
+/* What v says of when its thread was off every CPU lately, read at
+ * now: the longest finished time off in isod's present step, and the
+ * time off since its last switch out if it is off now. Values that
+ * cannot be clock readings are left out; iso_place_factor checks the
+ * rest against the CPU time (none: off->n 0). */
+void acct_thread_offcpu(const struct acct_thread *v, uint64_t now, struct iso_offcpu *off);
 
 /* Copy src, an entry the program may be writing (the map "threads",
  * mapped), into dst: each field once, in the order acct_maps.h gives, so

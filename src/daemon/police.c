@@ -159,7 +159,7 @@ void isod_enforce_step(struct isod *d, int64_t now_ns)
 			(void)iso_share_account(&d->share, t[i].uid,
 						iso_task_iso_delta(&t[i].core, t[i].cpu_ns));
 		isod_percpu_charge(d, &t[i]);
-		iso_engine_account(&d->engine, &t[i].core, t[i].cpu_ns);
+		iso_engine_account_placed(&d->engine, &t[i].core, t[i].cpu_ns, now_ns, &t[i].off);
 		thread_stats_sample(&t[i].stats, t[i].cpu_ns, now_ns);
 		guard_feed(d, &t[i], now_ns);
 	}

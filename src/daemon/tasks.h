@@ -47,6 +47,9 @@ struct tracked {
 	 * read (iso_burst.h has_block) */
 	bool has_block;
 	uint64_t block_cpu_ns, block_nv;
+	/* and when it was off every CPU lately (BPF; proc: none): where its
+	 * CPU time fell in the step (iso_place.h) */
+	struct iso_offcpu off;
 	int cpu;          /* scope per-cpu: the CPU its ISO time is charged to
 			   * (iso_percpu_charge); ISO_CPU_UNKNOWN until read */
 	int cpufd;        /* scope per-cpu, proc accounting: .../stat, opened

@@ -140,6 +140,48 @@ static void test_thread_copy(void **state)
 	assert_false(acct_thread_copy(&a, 0, &v));
 }
 
+/* when it was off every CPU: the step's longest finished gap, and now's
+ * if it is off; nothing that cannot be a clock reading */
+static void test_thread_offcpu(void **state)
+{
+	struct acct_thread a, v;
+	struct iso_offcpu off;
+
+	(void)state;
+	acct_thread_reset(&a, 77);
+	assert_true(acct_thread_copy(&a, 77, &v));
+	acct_thread_offcpu(&v, 1000, &off);
+	assert_int_equal(off.n, 0); /* unseen */
+	a.since_ns = 900; /* on a CPU since 900, after a gap 100..300 */
+	a.off_ns = 100;
+	a.gap_from_ns = 100;
+	a.gap_to_ns = 300;
+	assert_true(acct_thread_copy(&a, 77, &v));
+	acct_thread_offcpu(&v, 1000, &off);
+	assert_int_equal(off.n, 1);
+	assert_int_equal(off.from[0], 100);
+	assert_int_equal(off.to[0], 300);
+	a.since_ns = 0; /* off since 950 */
+	a.off_ns = 950;
+	assert_true(acct_thread_copy(&a, 77, &v));
+	acct_thread_offcpu(&v, 1000, &off);
+	assert_int_equal(off.n, 2);
+	assert_int_equal(off.from[1], 950);
+	assert_int_equal(off.to[1], 1000);
+	/* backwards, in the far future, past int64: left out */
+	a.gap_from_ns = 400;
+	a.off_ns = 5000000000ull;
+	assert_true(acct_thread_copy(&a, 77, &v));
+	acct_thread_offcpu(&v, 1000, &off);
+	assert_int_equal(off.n, 0);
+	a.gap_from_ns = 100;
+	a.gap_to_ns = UINT64_MAX;
+	a.off_ns = 0;
+	assert_true(acct_thread_copy(&a, 77, &v));
+	acct_thread_offcpu(&v, UINT64_MAX - 1, &off);
+	assert_int_equal(off.n, 0);
+}
+
 static void test_stray_record(void **state)
 {
 	struct acct_stray s = { .tid = 1234, .tgid = 1200, .uid = 65534, .prio = 65 };
@@ -248,6 +290,7 @@ int main(void)
 		cmocka_unit_test(test_thread_unseen),
 		cmocka_unit_test(test_thread_nonsense),
 		cmocka_unit_test(test_thread_copy),
+		cmocka_unit_test(test_thread_offcpu),
 		cmocka_unit_test(test_stray_record),
 		cmocka_unit_test(test_band_sum),
 		cmocka_unit_test(test_events),

@@ -38,6 +38,7 @@ __u32 cpu_tid[ACCT_MAX_CPUS];
 __u32 armed;
 __u32 lost;
 __u64 woke_ns; /* when it last cleared armed */
+__u64 gap_epoch;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -173,6 +174,24 @@ static __always_inline struct acct_thread *thread_of(__u32 tid, __u32 *slot)
 	return a;
 }
 
+/* a switches in at now: the time it was off every CPU, if it is the
+ * longest of isod's present step (acct_maps.h: off_ns, gap_*) */
+static __always_inline void note_gap(struct acct_thread *a, __u64 now)
+{
+	__u64 off = *(volatile __u64 *)&a->off_ns, to = *(volatile __u64 *)&a->gap_to_ns;
+	__u64 from = *(volatile __u64 *)&a->gap_from_ns;
+
+	if (!off || now <= off)
+		return;
+	if (to >= *(volatile __u64 *)&gap_epoch && to > from && now - off <= to - from)
+		return;
+	*(volatile __u64 *)&a->gap_to_ns = 0;
+	compiler_barrier();
+	*(volatile __u64 *)&a->gap_from_ns = off;
+	compiler_barrier();
+	*(volatile __u64 *)&a->gap_to_ns = now;
+}
+
 SEC("tp_btf/sched_switch")
 int BPF_PROG(isod_acct_switch, bool preempt, struct task_struct *prev, struct task_struct *next,
 	     unsigned int prev_state)
@@ -212,6 +231,7 @@ int BPF_PROG(isod_acct_switch, bool preempt, struct task_struct *prev, struct ta
 			compiler_barrier();
 		}
 		*(volatile __u64 *)&a->nvcsw = BPF_CORE_READ(prev, nvcsw);
+		*(volatile __u64 *)&a->off_ns = now;
 		a->policy = BPF_CORE_READ(prev, policy);
 		a->rt_prio = BPF_CORE_READ(prev, rt_priority);
 		/* its last switch (TASK_DEAD): reported as an exit too, for a
@@ -235,6 +255,7 @@ int BPF_PROG(isod_acct_switch, bool preempt, struct task_struct *prev, struct ta
 		*(volatile __u64 *)&a->total_ns = BPF_CORE_READ(next, se.sum_exec_runtime);
 		compiler_barrier();
 		*(volatile __u64 *)&a->since_ns = now;
+		note_gap(a, now);
 		mark = slot < ACCT_MAX_SLOTS ? slot + 1 : 0;
 		keep = 0;
 		/* moved here: it is no longer on the CPU it was preempted on */

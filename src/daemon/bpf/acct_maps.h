@@ -39,7 +39,15 @@
  * for the burst guard (iso_burst.h has_block). Written before nvcsw and
  * placed after it, so a copy that has the new count has the new block
  * point too (a copy in between has the old count: a run too short, the
- * safe side: the guard demotes only on proof). */
+ * safe side: the guard demotes only on proof).
+ * off_ns: bpf_ktime_get_ns() of its last switch out (0: none yet): off
+ * every CPU since then while since_ns is 0. gap_from_ns, gap_to_ns: the
+ * longest time it spent off every CPU, of those that ended at or after
+ * the .bss gap_epoch (isod's last check): where in a step its CPU time
+ * did not fall, so the average weighs it where it did (iso_place.h; a
+ * runaway the RT throttle held off for 50 ms). The program clears
+ * gap_to_ns, writes gap_from_ns, then gap_to_ns; isod reads gap_to_ns
+ * before and after gap_from_ns and takes the pair only if both agree. */
 struct acct_thread {
 	__u64 total_ns;
 	__u64 since_ns;
@@ -50,6 +58,9 @@ struct acct_thread {
 	__u32 policy;  /* the kernel's policy and RT priority at its last */
 	__u32 rt_prio; /* switch in or out (isod_verify's view) */
 	__u64 block_cpu_ns;
+	__u64 off_ns;
+	__u64 gap_from_ns;
+	__u64 gap_to_ns;
 };
 #define ACCT_UNSEEN (~0ULL)
 
@@ -68,6 +79,8 @@ struct acct_thread {
  *             did not count.
  *  armed      set by isod when no tracked thread ran or runs: the next
  *             switch-in of one clears it and reports ACCT_EV_WAKE.
+ *  gap_epoch  isod's last check (CLOCK_MONOTONIC ns): a thread's gap
+ *             that ended before it belongs to an earlier step.
  *  lost       set by the program when a report could not be written (or
  *             a CPU number is past ACCT_MAX_CPUS): isod reads everything.
  * max_threads is at most ACCT_MAX_SLOTS (config.c). */
