@@ -59,6 +59,10 @@ static struct take_ctx {
 	int n;
 } taker;
 
+/* /proc's figure above the entry's by more than this (schedstat's sum
+ * lags the running thread by up to a tick, not more): it ran unseen */
+#define MISSED_SLACK_NS 1000000ull
+
 static uint64_t monotonic_ns(void)
 {
 	struct timespec ts;
@@ -82,9 +86,14 @@ static int bpf_sample(struct tracked *e)
 	bool have = entry_of(e, &v);
 	int r;
 
+	/* off its CPU by the entry, but preempted, not blocked: the kernel
+	 * may have run it again without a switch event (the header of
+	 * accounting_bpf_look.h); /proc's figure says if it did */
+	bool unsure = have && v.since_ns == 0 && acct_look_preempted(e), missed = false;
+
 	e->has_block = false;
 	e->off.n = 0;
-	if (!have || v.since_ns == ACCT_UNSEEN || acct_look_proc_needed(e)) {
+	if (!have || v.since_ns == ACCT_UNSEEN || acct_look_proc_needed(e) || unsure) {
 		r = accounting_proc.sample(e); /* wait, and: still there? */
 		if (r < 0)
 			return r;
@@ -98,12 +107,19 @@ static int bpf_sample(struct tracked *e)
 	r = acct_thread_cpu(&v, now, prev, &cpu);
 	acct_look_seen(e, r == 0);
 	if (r == 0) {
+		if (unsure && e->cpu_ns > cpu + MISSED_SLACK_NS) {
+			missed = true;
+			log_debug("thread %d ran with no switch-in the BPF program saw: /proc's CPU time taken (%llu us more)",
+				  (int)e->tid, (unsigned long long)((e->cpu_ns - cpu) / 1000));
+			cpu = e->cpu_ns;
+		}
 		e->cpu_ns = cpu;
 		/* the guard's block point and count, from this same copy */
 		e->has_block = v.block_cpu_ns != ACCT_UNSEEN && v.block_cpu_ns <= cpu;
 		e->block_cpu_ns = v.block_cpu_ns;
 		e->block_nv = v.nvcsw;
-		acct_thread_offcpu(&v, now, &e->off);
+		if (!missed) /* else when it was off is not known */
+			acct_thread_offcpu(&v, now, &e->off);
 	} else if (r == -EBADMSG)
 		log_debug("thread %d: BPF accounting entry makes no sense; /proc's figure used",
 			  (int)e->tid);

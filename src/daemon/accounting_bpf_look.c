@@ -299,6 +299,16 @@ bool acct_look_proc_needed(const struct tracked *e)
 	return read_all || slot >= cap_slots || must_read[slot];
 }
 
+bool acct_look_preempted(const struct tracked *e)
+{
+	uint32_t m = acct_look_slot(e) + 1;
+
+	for (int c = 0; c < ncpus_seen && m - 1 < cap_slots; c++)
+		if (__atomic_load_n(&acct_skel->bss->on_cpu[c], __ATOMIC_RELAXED) == m)
+			return true;
+	return false;
+}
+
 static bool bit(const uint64_t *w, size_t slot)
 {
 	return (w[slot / 64] >> (slot % 64)) & 1;

@@ -34,6 +34,11 @@ void acct_look_seen(const struct tracked *e, bool seen);
  * report, or the full read is due) and until the program has seen it;
  * otherwise the map's counters and the exit reports say all of it. */
 bool acct_look_proc_needed(const struct tracked *e);
+/* Did the program last see e preempted (runnable, off its CPU: on_cpu
+ * holds it)? Such a thread can be running again without a switch-in the
+ * program saw: the kernel (6.18, its fair server) has been seen to put
+ * an RT thread back on its CPU with no sched_switch event at all. */
+bool acct_look_preempted(const struct tracked *e);
 
 /* accounting.h's look_begin, look_needed and quiet */
 void acct_look_begin(uint64_t now_ns);

@@ -220,6 +220,11 @@ int BPF_PROG(isod_acct_switch, bool preempt, struct task_struct *prev, struct ta
 		keep = 0;
 		if (prev_state == 0 && slot < ACCT_MAX_SLOTS)
 			mark = slot + 1;
+		/* off by its entry, yet switching out: the kernel put it on
+		 * this CPU with no switch event (accounting_bpf_look.h); the
+		 * run it had is counted now, and isod must read it */
+		if (*(volatile __u64 *)&a->since_ns == 0)
+			mark_ran(slot);
 		/* off the CPU first, then the new total: a reader may see
 		 * too little for a moment, never too much (acct_maps.h) */
 		*(volatile __u64 *)&a->since_ns = 0;
