@@ -38,6 +38,8 @@ struct enforce_level {
 	int trials, demoted, failed, no_cross, foreign, not_budget;
 	double model_cross_s; /* τ·ln(1/(1 − L/100)), at 100 % of all CPUs */
 	struct dist cross_s, react_ms, react_samples, last_ms, gap_ms;
+	struct dist short_pts; /* the model's average below iso_cpu at the
+				* first demotion, points (0: past it) */
 	double *all_react;    /* per demoted trial, sorted; react_ms.n of them */
 	struct enforce_share share;
 	char note[600];

@@ -64,6 +64,7 @@ void enforce_print_json(const struct enforce_result *r)
 		dist_json(&j, "reaction_samples", &l->react_samples);
 		dist_json(&j, "last_demotion_ms", &l->last_ms);
 		dist_json(&j, "poll_gap_ms", &l->gap_ms);
+		dist_json(&j, "short_of_limit_points", &l->short_pts);
 		json_arr(&j, "reactions_ms");
 		for (int k = 0; k < l->react_ms.n; k++)
 			json_num(&j, NULL, l->all_react[k]);
@@ -140,6 +141,12 @@ void enforce_print_text(const struct enforce_result *r)
 	printf("reaction = first demotion seen by a spinner - the budget"
 	       " crossing (libisocore's average of the spinners' CPU time)\n");
 	reaction_table(r);
+	for (int i = 0; i < r->nlevels; i++)
+		if (r->levels[i].demoted)
+			printf("iso_cpu %d: at the first demotion the model's average was"
+			       " below iso_cpu by p50 %.4f, max %.4f points (0: past it)\n",
+			       r->levels[i].iso_cpu, r->levels[i].short_pts.p50,
+			       r->levels[i].short_pts.max);
 	if (r->window_s > 0)
 		share_table(r);
 	count_notes(r, offsetof(struct enforce_level, not_budget),

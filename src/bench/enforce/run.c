@@ -21,7 +21,7 @@ unsigned enforce_bound_s(const struct enforce_opts *o)
 
 /* The per-trial values of the trials that measured something. */
 struct samples {
-	double *cross, *react, *last, *react_s, *gap;
+	double *cross, *react, *last, *react_s, *gap, *shortfall;
 	int n;
 };
 
@@ -33,7 +33,9 @@ static int samples_new(struct samples *s, int trials)
 	s->last = calloc((size_t)trials, sizeof(double));
 	s->react_s = calloc((size_t)trials, sizeof(double));
 	s->gap = calloc((size_t)trials, sizeof(double));
-	return s->cross && s->react && s->last && s->react_s && s->gap ? 0 : -ENOMEM;
+	s->shortfall = calloc((size_t)trials, sizeof(double));
+	return s->cross && s->react && s->last && s->react_s && s->gap && s->shortfall ? 0
+										       : -ENOMEM;
 }
 
 /* all but react, which the level keeps */
@@ -43,6 +45,7 @@ static void samples_free(struct samples *s)
 	free(s->last);
 	free(s->react_s);
 	free(s->gap);
+	free(s->shortfall);
 }
 
 /* one trial's outcome into the level's counts (and samples) */
@@ -73,6 +76,7 @@ static void count_trial(struct enforce_level *l, const struct trial_result *t,
 		s->last[s->n] = t->last_ms;
 		s->react_s[s->n] = t->react_ms / sample_ms;
 		s->gap[s->n] = t->gap_ms;
+		s->shortfall[s->n] = t->short_pts;
 		s->n++;
 		break;
 	}
@@ -86,6 +90,7 @@ static void summarize(struct enforce_level *l, struct samples *s)
 	dist_of(s->react_s, s->n, &l->react_samples);
 	dist_of(s->react, s->n, &l->react_ms);
 	dist_of(s->gap, s->n, &l->gap_ms);
+	dist_of(s->shortfall, s->n, &l->short_pts);
 	l->all_react = s->react; /* sorted by dist_of */
 }
 

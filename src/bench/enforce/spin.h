@@ -86,6 +86,10 @@ struct trial_result {
 	double react_ms; /* first demotion − crossing */
 	double last_ms;  /* last demotion − crossing */
 	double gap_ms;   /* the first demoted spinner's last FIFO poll before */
+	double short_pts; /* how far the model's average was below iso_cpu at
+			   * the first demotion, in points (0: past it): an
+			   * early demotion's size where the average climbs
+			   * slowly, and ms say little */
 };
 
 struct trial_setup {

@@ -2,8 +2,8 @@
  * caller starts it): the spinners run until demoted; the budget crossing
  * is what libisocore's exponential average (iso_budget_feed, the engine's
  * own code) gives for the CPU time the spinners really got, fed at 1 ms
- * steps from the first grant: the first step at which usage exceeds
- * iso_cpu. Reaction = first demotion seen − crossing. isod samples every
+ * steps from the first grant: the time usage passes iso_cpu inside the
+ * first step at which it exceeds it. Reaction = first demotion seen − crossing. isod samples every
  * sample_ms and counts a new thread from its first sample after the grant,
  * so ~1 sample interval of reaction is expected by design. */
 #include <stdint.h>
@@ -50,15 +50,32 @@ static int64_t grid_ns(const struct spin_shared *sh, int k)
 	return (int64_t)(sh->t0_ns + (uint64_t)k * GRID_NS);
 }
 
+/* Where in grid step k (from k − 1, average u0, to k, u1 > L) the
+ * average passed L: linear inside the 1 ms step, so the model's crossing
+ * is not up to 1 ms late by its grid (a systematic early "reaction") */
+static int64_t between(const struct spin_shared *sh, int k, double u0, double u1, int L)
+{
+	double f = u1 > u0 ? ((double)L - u0) / (u1 - u0) : 1.0;
+
+	if (!(f >= 0))
+		f = 0;
+	if (f > 1)
+		f = 1;
+	return grid_ns(sh, k - 1) + (int64_t)(f * (double)GRID_NS);
+}
+
 /* The engine's average over what the spinners really got: the time it
- * first exceeds iso_cpu, or -1. */
-static int64_t model_crossing(const struct trial_setup *t, uint64_t first_grant)
+ * first exceeds iso_cpu, or -1; *at_dem: the average at first_dem (the
+ * first demotion), linear inside its grid step. */
+static int64_t model_crossing(const struct trial_setup *t, uint64_t first_grant,
+			      uint64_t first_dem, double *at_dem)
 {
 	const struct spin_shared *sh = t->sh;
 	struct iso_tunables tun = { (unsigned)t->iso_cpu, (unsigned)t->iso_period_s };
 	struct iso_budget b;
 	int k0 = (int)((first_grant - sh->t0_ns) / GRID_NS), kmax = 0;
 	uint64_t recent[64] = { 0 }, d;
+	double before = 0;
 
 	for (int i = 0; i < sh->n; i++)
 		if (sh->sp[i].last_k > kmax)
@@ -78,8 +95,14 @@ static int64_t model_crossing(const struct trial_setup *t, uint64_t first_grant)
 		}
 		iso_budget_feed(&b, &tun, grid_ns(sh, k), d, (unsigned)sh->n);
 		recent[k % 64] = d;
+		if ((uint64_t)grid_ns(sh, k) <= first_dem)
+			*at_dem = b.usage;
+		else if ((uint64_t)grid_ns(sh, k - 1) <= first_dem)
+			*at_dem = before + (b.usage - before) *
+					       (double)(first_dem - (uint64_t)grid_ns(sh, k - 1)) / GRID_NS;
 		if (b.usage > (double)t->iso_cpu)
-			return grid_ns(sh, k);
+			return between(sh, k, before, b.usage, t->iso_cpu);
+		before = b.usage;
 	}
 	/* demoted before the average of what we saw crossed (isod ahead of
 	 * the model: a negative reaction): go on at the rate of the last
@@ -93,7 +116,8 @@ static int64_t model_crossing(const struct trial_setup *t, uint64_t first_grant)
 	for (int k = kmax + 1; k < kmax + 100000 && d; k++) {
 		iso_budget_feed(&b, &tun, grid_ns(sh, k), d, (unsigned)sh->n);
 		if (b.usage > (double)t->iso_cpu)
-			return grid_ns(sh, k);
+			return between(sh, k, before, b.usage, t->iso_cpu);
+		before = b.usage;
 	}
 	return -1;
 }
@@ -132,7 +156,11 @@ void trial_run(const struct trial_setup *t, struct trial_result *out)
 		return;
 	}
 	out->outcome = TRIAL_DEMOTED;
-	cross_ns = model_crossing(t, v.first_grant);
+	double at_dem = 0;
+
+	cross_ns = model_crossing(t, v.first_grant, v.first_dem, &at_dem);
+	out->short_pts = cross_ns >= 0 && (uint64_t)cross_ns > v.first_dem
+				 ? (double)t->iso_cpu - at_dem : 0.0;
 	if (cross_ns < 0) {
 		out->outcome = TRIAL_NO_CROSSING;
 		cross_ns = (int64_t)v.first_dem;
