@@ -245,8 +245,12 @@ static int take_lineage(void *ctx, void *data, size_t size);
 
 static const char *load_hint(int r)
 {
-	if (r == -EPERM || r == -EACCES)
+	if (r == -EPERM)
 		return "not permitted (needs CAP_BPF and CAP_PERFMON, or CAP_SYS_ADMIN, and the bpf() system call)";
+	/* the verifier's "permission denied" (an access it cannot prove
+	 * safe), or a load refused by an LSM */
+	if (r == -EACCES)
+		return "the kernel's verifier refused the program, or a security policy did";
 	if (r == -ENOENT || r == -ESRCH)
 		return "the kernel lacks BTF (/sys/kernel/btf/vmlinux) or the sched_switch tracepoint";
 	if (r == -EINVAL || r == -E2BIG)

@@ -95,6 +95,20 @@ struct {
  * can do */
 #define compiler_barrier() asm volatile("" ::: "memory")
 
+/* An index already checked against n (a power of two), masked again at
+ * the access: the compiler may spill the checked value to the stack as
+ * 32 bits, and kernel 6.1's verifier forgets the bounds of such a spill
+ * ("R2 unbounded memory access"); newer ones keep them. The compiler,
+ * knowing the check, would drop a plain mask. */
+static __always_inline __u32 bound_idx(__u32 i, __u32 n)
+{
+	asm volatile("" : "+r"(i)); /* the compiler knows nothing of i: the mask stays */
+	return i & (n - 1);
+}
+#define BOUND(i, n) bound_idx((i), (n))
+_Static_assert((ACCT_MAX_CPUS & (ACCT_MAX_CPUS - 1)) == 0, "ACCT_MAX_CPUS: a power of two");
+_Static_assert((ACCT_MAX_SLOTS & (ACCT_MAX_SLOTS - 1)) == 0, "ACCT_MAX_SLOTS: a power of two");
+
 #define SCHED_FIFO_ 1
 #define SCHED_RR_ 2
 #define TASK_DEAD_ 0x80 /* include/linux/sched.h, the same since 4.x */
@@ -154,7 +168,7 @@ static __always_inline int mark_ran(__u32 slot)
 	if (slot >= ACCT_MAX_SLOTS)
 		return 0;
 	bit = 1ULL << (slot & 63);
-	old = __sync_fetch_and_or(&ran_bits[slot / 64], bit);
+	old = __sync_fetch_and_or(&ran_bits[BOUND(slot, ACCT_MAX_SLOTS) / 64], bit);
 	return !(old & bit);
 }
 
@@ -209,7 +223,8 @@ int BPF_PROG(isod_acct_switch, bool preempt, struct task_struct *prev, struct ta
 		cpu->since_ns = next_in_band ? now : 0;
 	}
 	if (cpu_id < ACCT_MAX_CPUS)
-		__sync_lock_test_and_set(&cpu_tid[cpu_id], (__u32)BPF_CORE_READ(next, pid));
+		__sync_lock_test_and_set(&cpu_tid[BOUND(cpu_id, ACCT_MAX_CPUS)],
+					 (__u32)BPF_CORE_READ(next, pid));
 	tid = BPF_CORE_READ(prev, pid);
 	a = thread_of(tid, &slot);
 	if (a) {
@@ -265,7 +280,7 @@ int BPF_PROG(isod_acct_switch, bool preempt, struct task_struct *prev, struct ta
 		keep = 0;
 		/* moved here: it is no longer on the CPU it was preempted on */
 		if (was_on != cpu_id && was_on < ACCT_MAX_CPUS && mark)
-			__sync_val_compare_and_swap(&on_cpu[was_on], mark, 0);
+			__sync_val_compare_and_swap(&on_cpu[BOUND(was_on, ACCT_MAX_CPUS)], mark, 0);
 		if (mark_ran(slot) && *(volatile __u32 *)&armed &&
 		    __sync_lock_test_and_set(&armed, 0)) {
 			*(volatile __u64 *)&woke_ns = now;
@@ -276,7 +291,7 @@ int BPF_PROG(isod_acct_switch, bool preempt, struct task_struct *prev, struct ta
 	}
 	if (cpu_id < ACCT_MAX_CPUS) {
 		if (!keep)
-			*(volatile __u32 *)&on_cpu[cpu_id] = mark;
+			*(volatile __u32 *)&on_cpu[BOUND(cpu_id, ACCT_MAX_CPUS)] = mark;
 	} else if (mark)
 		__sync_lock_test_and_set(&lost, 1);
 	return 0;

@@ -2,7 +2,9 @@
 
 # start_bpf_isod [isod options]: a private isod with accounting = auto;
 # skips the test (77) if it fell back to /proc, with the reason isod gave
-# (a build without -Dbpf, a kernel without BTF, no CAP_BPF/CAP_PERFMON).
+# (a build without -Dbpf, a kernel without BTF, no CAP_BPF/CAP_PERFMON);
+# fails instead with ISOSCHED_EXPECT_BPF=1 (tests/kernel61) unless the
+# build has no BPF.
 start_bpf_isod() {
 	"$ISOD" --help | grep -q -- --accounting || skip "isod has no accounting setting"
 	start_isod --accounting auto "$@"
@@ -10,6 +12,12 @@ start_bpf_isod() {
 		local why
 		why=$(grep -o "BPF not available: .*" "$ISO_TMP/isod.log" | head -n1)
 		stop_isod
+		# where the program must load (the 6.1 guest: BTF, root, a
+		# BPF build), a fallback is a failure — a program the kernel's
+		# verifier refuses must not pass as a skip
+		if [ "${ISOSCHED_EXPECT_BPF:-0}" = 1 ] && [[ "$why" != *"built without BPF"* ]]; then
+			fail "BPF accounting expected to load here, but isod fell back (${why:-no reason logged})"
+		fi
 		skip "BPF accounting unavailable here (${why:-no reason logged})"
 	fi
 }
