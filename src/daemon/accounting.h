@@ -27,8 +27,12 @@
 struct accounting {
 	const char *name;
 	/* Re-read e's cumulative CPU time and run-queue wait into e->cpu_ns
-	 * and e->wait_ns (the burst guard's); -EBADMSG if unreadable. */
-	int (*sample)(struct tracked *e);
+	 * and e->wait_ns (the burst guard's); -EBADMSG if unreadable.
+	 * as_of_ns: the CLOCK_MONOTONIC time the figure is for (a check's
+	 * time: what a thread runs while the check is held off, its own
+	 * CPU RT-throttled say, is the next check's), 0: now. bpf takes
+	 * the thread's run up to as_of_ns; proc reads what it reads. */
+	int (*sample)(struct tracked *e, uint64_t as_of_ns);
 	/* Its voluntary context switches (~10 us on proc: only for threads
 	 * the burst guard suspects). proc: the /proc root isod reads. */
 	int (*voluntary_switches)(const char *proc, const struct tracked *e, uint64_t *nvcsw);

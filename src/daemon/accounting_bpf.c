@@ -62,6 +62,8 @@ static struct take_ctx {
 /* /proc's figure above the entry's by more than this (schedstat's sum
  * lags the running thread by up to a tick, not more): it ran unseen */
 #define MISSED_SLACK_NS 1000000ull
+/* a tick at HZ 250, the lowest common one */
+#define TICK_LAG_NS 4000000ull
 
 static uint64_t monotonic_ns(void)
 {
@@ -79,7 +81,7 @@ static bool entry_of(const struct tracked *e, struct acct_thread *v)
 	return threads && slot < n_threads && acct_thread_copy(&threads[slot], (uint32_t)e->tid, v);
 }
 
-static int bpf_sample(struct tracked *e)
+static int bpf_sample(struct tracked *e, uint64_t as_of_ns)
 {
 	struct acct_thread v;
 	uint64_t prev = e->cpu_ns, cpu, now = monotonic_ns();
@@ -89,12 +91,13 @@ static int bpf_sample(struct tracked *e)
 	/* off its CPU by the entry, but preempted, not blocked: the kernel
 	 * may have run it again without a switch event (the header of
 	 * accounting_bpf_look.h); /proc's figure says if it did */
-	bool unsure = have && v.since_ns == 0 && acct_look_preempted(e), missed = false;
+	bool unsure = have && v.since_ns == 0 && acct_look_preempted(e);
+	uint64_t unseen = 0; /* CPU time the program did not see it use */
 
 	e->has_block = false;
 	e->off.n = 0;
 	if (!have || v.since_ns == ACCT_UNSEEN || acct_look_proc_needed(e) || unsure) {
-		r = accounting_proc.sample(e); /* wait, and: still there? */
+		r = accounting_proc.sample(e, 0); /* wait, and: still there? */
 		if (r < 0)
 			return r;
 		if (!have)
@@ -104,11 +107,13 @@ static int bpf_sample(struct tracked *e)
 		 * backwards: /proc's read may have been later) */
 		e->wait_ns = v.wait_ns;
 	}
+	if (as_of_ns && as_of_ns < now)
+		now = as_of_ns;
 	r = acct_thread_cpu(&v, now, prev, &cpu);
 	acct_look_seen(e, r == 0);
 	if (r == 0) {
 		if (unsure && e->cpu_ns > cpu + MISSED_SLACK_NS) {
-			missed = true;
+			unseen = e->cpu_ns - cpu;
 			log_debug("thread %d ran with no switch-in the BPF program saw: /proc's CPU time taken (%llu us more)",
 				  (int)e->tid, (unsigned long long)((e->cpu_ns - cpu) / 1000));
 			cpu = e->cpu_ns;
@@ -118,8 +123,12 @@ static int bpf_sample(struct tracked *e)
 		e->has_block = v.block_cpu_ns != ACCT_UNSEEN && v.block_cpu_ns <= cpu;
 		e->block_cpu_ns = v.block_cpu_ns;
 		e->block_nv = v.nvcsw;
-		if (!missed) /* else when it was off is not known */
-			acct_thread_offcpu(&v, now, &e->off);
+		acct_thread_offcpu(&v, now, &e->off);
+		/* back on its CPU that long ago at the latest (/proc's sum
+		 * lags a running thread by up to a tick: the interval ends
+		 * that much earlier still, so it never claims run time) */
+		if (unseen)
+			acct_offcpu_resumed(&e->off, v.off_ns, now, unseen + TICK_LAG_NS);
 	} else if (r == -EBADMSG)
 		log_debug("thread %d: BPF accounting entry makes no sense; /proc's figure used",
 			  (int)e->tid);
@@ -168,7 +177,7 @@ static void bpf_untrack(const struct tracked *e)
 	struct tracked now = *e;
 
 	/* what the kernel counted beside what /proc says (tests compare) */
-	if (entry_of(e, &v) && accounting_proc.sample(&now) == 0) {
+	if (entry_of(e, &v) && accounting_proc.sample(&now, 0) == 0) {
 		uint64_t cpu = 0;
 
 		if (acct_thread_cpu(&v, monotonic_ns(), 0, &cpu) == 0)

@@ -44,6 +44,10 @@ int acct_thread_cpu(const struct acct_thread *v, uint64_t now, uint64_t prev, ui
 	}
 	if (__builtin_add_overflow(v->total_ns, live, &sum))
 		return -EBADMSG;
+	/* off since a switch out after now: what it ran between now and
+	 * then (at most all of it) belongs to a later look */
+	if (!v->since_ns && v->off_ns > now)
+		sum -= v->off_ns - now < sum ? v->off_ns - now : sum;
 	*cpu_ns = sum < prev ? prev : sum;
 	return 0;
 }
@@ -69,6 +73,29 @@ void acct_thread_offcpu(const struct acct_thread *v, uint64_t now, struct iso_of
 		off->from[off->n] = (int64_t)v->off_ns;
 		off->to[off->n++] = (int64_t)now;
 	}
+}
+
+void acct_offcpu_resumed(struct iso_offcpu *off, uint64_t off_ns, uint64_t now, uint64_t ran)
+{
+	struct iso_offcpu keep = *off;
+	unsigned i;
+
+	for (i = 0; i < off->n; i++)
+		if ((uint64_t)off->from[i] == off_ns && (uint64_t)off->to[i] == now)
+			break;
+	if (i == off->n)
+		return;
+	if (ran < now && (uint64_t)off->from[i] < now - ran) {
+		off->to[i] = (int64_t)(now - ran);
+		return;
+	}
+	/* it ran longer than it was off: the interval is not where it was */
+	off->n = 0;
+	for (unsigned j = 0; j < keep.n; j++)
+		if (j != i) {
+			off->from[off->n] = keep.from[j];
+			off->to[off->n++] = keep.to[j];
+		}
 }
 
 bool acct_stray_valid(const struct acct_stray *s, int band_lo, int band_hi)

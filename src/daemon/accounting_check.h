@@ -26,7 +26,9 @@ enum accounting_kind {
 int accounting_parse(const char *s, enum accounting_kind *out);
 const char *accounting_kind_name(enum accounting_kind k);
 
-/* A thread's CPU time from its map entry v, read at CLOCK_MONOTONIC now;
+/* A thread's CPU time from its map entry v as of CLOCK_MONOTONIC now (a
+ * check's time, which the read may come after: a switch in after now
+ * adds nothing, a run up to a switch out after now is left out);
  * prev is the last value isod used for it (time never runs backwards: a
  * copy taken while the program writes may read short, and is raised to
  * prev). -EAGAIN: the program has not seen it switch yet (use /proc);
@@ -40,6 +42,13 @@ int acct_thread_cpu(const struct acct_thread *v, uint64_t now, uint64_t prev, ui
  * cannot be clock readings are left out; iso_place_factor checks the
  * rest against the CPU time (none: off->n 0). */
 void acct_thread_offcpu(const struct acct_thread *v, uint64_t now, struct iso_offcpu *off);
+
+/* The kernel ran the thread again with no switch-in the program saw
+ * (accounting_bpf_look.h), for at least ran ns up to now: the time off
+ * since its last switch out (off_ns; the interval acct_thread_offcpu
+ * gave up to now) ended ran before now — a spinner runs all the while it
+ * is back. Left out if that leaves nothing of it; nothing else changes. */
+void acct_offcpu_resumed(struct iso_offcpu *off, uint64_t off_ns, uint64_t now, uint64_t ran);
 
 /* Copy src, an entry the program may be writing (the map "threads",
  * mapped), into dst: each field once, in the order acct_maps.h gives, so

@@ -128,7 +128,7 @@ int isod_grant(struct isod *d, const struct grant *g, struct tracked **out)
 		 * kernel makes it RT: an exec before that is not an escape */
 		forkwatch_follow(d, true);
 		/* its CPU time from now on counts, not what it used before */
-		if (d->acct->sample(e) == 0) {
+		if (d->acct->sample(e, 0) == 0) {
 			struct timespec ts;
 			struct iso_burst_sample s;
 
@@ -171,7 +171,7 @@ int isod_grant(struct isod *d, const struct grant *g, struct tracked **out)
 	 * that lag was counted as ISO time: demotions came ~5 ms before the
 	 * exact average crossed), and what it ran before the change was not
 	 * ISO. */
-	if (fresh && d->acct->sample(e) == 0)
+	if (fresh && d->acct->sample(e, 0) == 0)
 		iso_task_rebase(&e->core, e->cpu_ns);
 	events_add(&d->events, ISO_EVENT_GRANT, e->tid, e->pid, e->uid, e->prio);
 	log_info("thread %d (pid %d, uid %u): %s priority %d (kernel %d)%s",

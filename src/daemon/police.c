@@ -140,7 +140,7 @@ void isod_enforce_step(struct isod *d, int64_t now_ns)
 		if (!t[i].used)
 			continue;
 		r = d->acct->look_needed && !d->acct->look_needed(&t[i], i) ? 0
-									    : d->acct->sample(&t[i]);
+									    : d->acct->sample(&t[i], (uint64_t)now_ns);
 		if (r < 0) {
 			/* gone — or unreadable, and what cannot be measured
 			 * cannot be policed: fail safe, demote and forget it */

@@ -76,6 +76,25 @@ static void test_thread_running(void **state)
 	assert_int_equal(cpu, 5000);
 }
 
+/* read after the check's time: a run up to a later switch out is the
+ * next check's, and never more than all of it */
+static void test_thread_as_of(void **state)
+{
+	struct acct_thread v = { .total_ns = 5000, .since_ns = 0, .off_ns = 1300 };
+	uint64_t cpu = 0;
+
+	(void)state;
+	assert_int_equal(acct_thread_cpu(&v, 1000, 0, &cpu), 0);
+	assert_int_equal(cpu, 4700);
+	assert_int_equal(acct_thread_cpu(&v, 1000, 4800, &cpu), 0);
+	assert_int_equal(cpu, 4800); /* never backwards */
+	assert_int_equal(acct_thread_cpu(&v, 2000, 0, &cpu), 0);
+	assert_int_equal(cpu, 5000);
+	v.off_ns = 100000;
+	assert_int_equal(acct_thread_cpu(&v, 1000, 0, &cpu), 0);
+	assert_int_equal(cpu, 0);
+}
+
 static void test_thread_never_backwards(void **state)
 {
 	/* a copy taken while the program writes reads short: raised to the
@@ -179,6 +198,31 @@ static void test_thread_offcpu(void **state)
 	a.off_ns = 0;
 	assert_true(acct_thread_copy(&a, 77, &v));
 	acct_thread_offcpu(&v, UINT64_MAX - 1, &off);
+	assert_int_equal(off.n, 0);
+}
+
+/* back on a CPU unseen: the time off since the last switch out ends
+ * where its run began */
+static void test_offcpu_resumed(void **state)
+{
+	struct iso_offcpu off = { 2, { 100, 950 }, { 300, 1000 } };
+
+	(void)state;
+	acct_offcpu_resumed(&off, 950, 1000, 30);
+	assert_int_equal(off.n, 2);
+	assert_int_equal(off.to[1], 970);
+	assert_int_equal(off.to[0], 300);
+	/* not that interval (another off_ns): unchanged */
+	acct_offcpu_resumed(&off, 940, 1000, 30);
+	assert_int_equal(off.to[1], 970);
+	/* ran all of it and more: left out, the other kept */
+	off = (struct iso_offcpu){ 2, { 100, 950 }, { 300, 1000 } };
+	acct_offcpu_resumed(&off, 950, 1000, 60);
+	assert_int_equal(off.n, 1);
+	assert_int_equal(off.from[0], 100);
+	assert_int_equal(off.to[0], 300);
+	off = (struct iso_offcpu){ 1, { 950 }, { 1000 } };
+	acct_offcpu_resumed(&off, 950, 1000, 5000);
 	assert_int_equal(off.n, 0);
 }
 
@@ -286,11 +330,13 @@ int main(void)
 		cmocka_unit_test(test_config_key),
 		cmocka_unit_test(test_thread_off_cpu),
 		cmocka_unit_test(test_thread_running),
+		cmocka_unit_test(test_thread_as_of),
 		cmocka_unit_test(test_thread_never_backwards),
 		cmocka_unit_test(test_thread_unseen),
 		cmocka_unit_test(test_thread_nonsense),
 		cmocka_unit_test(test_thread_copy),
 		cmocka_unit_test(test_thread_offcpu),
+		cmocka_unit_test(test_offcpu_resumed),
 		cmocka_unit_test(test_stray_record),
 		cmocka_unit_test(test_band_sum),
 		cmocka_unit_test(test_events),
