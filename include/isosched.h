@@ -10,7 +10,10 @@
  *
  * The socket is ISOSCHED_SOCKET from the environment, else
  * ISO_DEFAULT_SOCKET. Calls are thread-safe and async-signal-safe apart from
- * iso_last_error's per-thread buffer; each call uses its own connection.
+ * iso_last_error's per-thread buffer. A process keeps one connection (a
+ * close-on-exec socket) from one call to the next; a call that finds it in
+ * use by another opens one of its own. A child after fork(), or a process
+ * whose effective uid, gid or groups changed, opens a new one.
  */
 #ifndef ISOSCHED_H
 #define ISOSCHED_H

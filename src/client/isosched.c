@@ -1,16 +1,18 @@
-/* isosched.c — libisosched: one request, one reply, one connection per call
- * (so calls are thread-safe and usable from the preload shim without locks). */
+/* isosched.c — libisosched: one request, one reply per call, on the
+ * connection the process keeps (conn.c) or, while another call uses that,
+ * on one of the call's own: calls are thread-safe and usable from the
+ * preload shim without locks. */
 #include "isosched.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <sys/time.h>
-#include <sys/un.h>
 #include <unistd.h>
 
+#include "conn.h"
 #include "iso_policy.h"
 #include "iso_proto.h"
 
@@ -58,33 +60,6 @@ const char *iso_socket_path(void)
 	return (p && *p) ? p : ISO_DEFAULT_SOCKET;
 }
 
-static int connect_isod(void)
-{
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	const char *path = iso_socket_path();
-	struct timeval tv = { .tv_sec = 5 };
-	int fd, r;
-
-	if (strlen(path) >= sizeof(sa.sun_path)) {
-		set_error("socket path too long");
-		return -ENAMETOOLONG;
-	}
-	strcpy(sa.sun_path, path);
-	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		return -errno;
-	/* A wedged daemon must not hang the caller forever. */
-	(void)setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-	(void)setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
-	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
-		r = -errno;
-		close(fd);
-		set_error("cannot reach isod (is it running? see ISOSCHED_SOCKET)");
-		return r;
-	}
-	return fd;
-}
-
 /* The paged replies' buffer (STATUS, USERS), per thread. One only: the
  * preload shim links this file, so its static TLS is carried by every
  * thread of every program it is loaded into, and programs that give
@@ -96,6 +71,33 @@ static __thread unsigned char page_buf[ISO_PROTO_MAX_MSG];
  * stacks): SET and GET replies fit; only STATUS needs the full size. */
 #define SMALL_MSG 512
 
+/* One send and its reply on fd: the reply's length, 0 if isod closed the
+ * connection first, or a negative errno. */
+static ssize_t exchange(int fd, unsigned char *buf, size_t len, size_t cap)
+{
+	ssize_t n;
+
+	do
+		n = send(fd, buf, len, MSG_NOSIGNAL);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return -errno;
+	if ((size_t)n != len)
+		return -EIO;
+	do
+		n = recv(fd, buf, cap, MSG_TRUNC);
+	while (n < 0 && errno == EINTR);
+	return n < 0 ? -errno : n;
+}
+
+/* A kept connection isod has closed since the last call (a restart, its
+ * connection limit): the request was not served, and is sent again once
+ * on a new connection. A timeout is not one of these. */
+static bool closed_by_isod(ssize_t n)
+{
+	return n == 0 || n == -EPIPE || n == -ECONNRESET || n == -ENOTCONN;
+}
+
 /* Send req, wait for its reply into rep (whose threads/threads_cap the
  * caller set), using buf of cap bytes. Returns the reply's err, or a
  * transport error. */
@@ -103,53 +105,49 @@ static int transact(struct iso_req *req, struct iso_reply *rep,
 		    unsigned char *buf, size_t cap)
 {
 	static __thread uint32_t seq;
+	struct conn c;
 	ssize_t n;
-	int fd, len, r;
+	int len, r;
 
 	last_error[0] = '\0';
 	/* a failure before isod answers is the transport's */
 	last_error_from = ISO_ERROR_TRANSPORT;
 	req->seq = ++seq;
-	len = iso_proto_encode_req(req, buf, cap);
-	if (len < 0)
-		return len;
-	fd = connect_isod();
-	if (fd < 0)
-		return fd;
-	do
-		n = send(fd, buf, (size_t)len, MSG_NOSIGNAL);
-	while (n < 0 && errno == EINTR);
-	if (n != len) {
-		r = n < 0 ? -errno : -EIO;
-		goto out;
+	for (int attempt = 0;; attempt++) {
+		len = iso_proto_encode_req(req, buf, cap);
+		if (len < 0)
+			return len;
+		if (conn_get(iso_socket_path(), &c) < 0) {
+			r = c.fd;
+			conn_put(&c, true);
+			set_error(r == -ENAMETOOLONG ? "socket path too long"
+				  : "cannot reach isod (is it running? see ISOSCHED_SOCKET)");
+			return r;
+		}
+		n = exchange(c.fd, buf, (size_t)len, cap);
+		if (n > 0 || !c.reused || attempt > 0 || !closed_by_isod(n))
+			break;
+		conn_put(&c, true);
 	}
-	do
-		n = recv(fd, buf, cap, MSG_TRUNC);
-	while (n < 0 && errno == EINTR);
-	if (n < 0) {
-		r = -errno;
-		set_error("no reply from isod");
-		goto out;
+	if (n <= 0) {
+		conn_put(&c, true);
+		set_error(n == 0 || n == -EAGAIN ? "no reply from isod"
+			  : "lost the connection to isod");
+		return n == 0 ? -EPROTO : (int)n;
 	}
-	if (n == 0 || (size_t)n > cap) {
-		r = -EPROTO;
+	if ((size_t)n > cap ||
+	    iso_proto_decode_reply(buf, (size_t)n, rep) < 0 ||
+	    rep->seq != req->seq || rep->type != (req->type | ISO_MSG_REPLY)) {
+		conn_put(&c, true);
 		set_error("malformed reply from isod");
-		goto out;
+		return -EPROTO;
 	}
-	r = iso_proto_decode_reply(buf, (size_t)n, rep);
-	if (r < 0 || rep->seq != req->seq ||
-	    rep->type != (req->type | ISO_MSG_REPLY)) {
-		r = -EPROTO;
-		set_error("malformed reply from isod");
-		goto out;
-	}
+	conn_put(&c, false);
 	r = rep->err;
 	if (r < 0)
 		set_error_from(ISO_ERROR_DAEMON, rep->text);
 	else
 		last_error_from = ISO_ERROR_NONE;
-out:
-	close(fd);
 	return r;
 }
 

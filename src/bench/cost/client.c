@@ -3,8 +3,8 @@
  * for the whole measurement — or, with --iso-load, waking once a period
  * (staggered) for a share of busy work, so that together they use that
  * much of the machine as ISO; then its main thread makes R requests
- * iso_set_thread(0, ISO_FIFO 50) — timed from the call to its return, a
- * fresh connection each as libisosched does — and checks that the kernel
+ * iso_set_thread(0, ISO_FIFO 50) — timed from the call to its return, on
+ * the connection libisosched keeps for the process — and checks that the kernel
  * then runs it as SCHED_FIFO; each is followed by a release to
  * SCHED_OTHER (timed separately). */
 #include <errno.h>

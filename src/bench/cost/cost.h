@@ -35,9 +35,11 @@ struct cost_point {
 	char note[320];
 };
 
-/* A round trip with nothing behind it (floor.c): where the scheduler puts
- * client and server, both on one CPU, each on a CPU of its own. */
-enum { COST_FLOOR_FREE, COST_FLOOR_SAME, COST_FLOOR_ACROSS, COST_FLOOR_WAYS };
+/* A round trip with nothing behind it (floor.c), on a new connection each:
+ * where the scheduler puts client and server, both on one CPU, each on a
+ * CPU of its own; and on one kept connection (as libisosched sends every
+ * call after a process's first), where the scheduler puts them. */
+enum { COST_FLOOR_FREE, COST_FLOOR_SAME, COST_FLOOR_ACROSS, COST_FLOOR_KEPT, COST_FLOOR_WAYS };
 
 struct cost_floor {
 	bool ok;

@@ -4,7 +4,9 @@
  * its reply's size, close) to a server that answers at once, on an epoll
  * loop shaped like isod's (accept4, recv at once, send, then the hang-up:
  * recv 0, close). Three ways: where the scheduler puts the two (as the
- * requests ran), both on one CPU, and each on a CPU of its own. On a
+ * requests ran), both on one CPU, and each on a CPU of its own. A fourth
+ * is the round trip libisosched makes for every call after a process's
+ * first: send and read on the connection it keeps. On a
  * virtual machine whose idle CPUs halt, waking the other CPU twice per
  * request can cost more than all of isod's work; the difference between
  * isod's p50 and this one is what isod adds. */
@@ -89,21 +91,27 @@ static _Noreturn void serve(int lfd, pid_t parent, unsigned bound_s)
 	}
 }
 
-/* One timed round trip, as libisosched's transact makes it. */
-static int round_trip(const struct sockaddr_un *sa, socklen_t len, uint64_t *dt)
+/* One timed round trip, as libisosched's transact makes it on a new
+ * connection (*kept < 0) or on the kept one (opened at the first). */
+static int round_trip(const struct sockaddr_un *sa, socklen_t len, int *kept, uint64_t *dt)
 {
 	unsigned char buf[256] = { 0 };
 	uint64_t t0 = bench_clock_ns(CLOCK_MONOTONIC);
-	int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0), r = 0;
+	int fd = kept && *kept >= 0 ? *kept : socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	int r = 0;
 
 	errno = 0;
 	if (fd < 0)
 		return -errno;
-	if (connect(fd, (const struct sockaddr *)sa, len) < 0 ||
-	    send(fd, buf, FLOOR_REQ_BYTES, MSG_NOSIGNAL) != FLOOR_REQ_BYTES ||
-	    recv(fd, buf, sizeof(buf), 0) != FLOOR_REPLY_BYTES)
+	if ((!kept || *kept < 0) && connect(fd, (const struct sockaddr *)sa, len) < 0)
+		r = -errno;
+	else if (send(fd, buf, FLOOR_REQ_BYTES, MSG_NOSIGNAL) != FLOOR_REQ_BYTES ||
+		 recv(fd, buf, sizeof(buf), 0) != FLOOR_REPLY_BYTES)
 		r = errno ? -errno : -EIO;
-	close(fd);
+	if (kept && r == 0)
+		*kept = fd;
+	else
+		close(fd);
 	*dt = bench_clock_ns(CLOCK_MONOTONIC) - t0;
 	return r;
 }
@@ -133,22 +141,30 @@ static void two_cpus(const cpu_set_t *allowed, int *a, int *b)
 	}
 }
 
-static void measure_way(const struct sockaddr_un *sa, socklen_t len, int n,
+/* n timed round trips; on one connection if keep (the first, which opens
+ * it, not counted, as the bench's first request is not either). */
+static void measure_way(const struct sockaddr_un *sa, socklen_t len, int n, bool keep,
 			struct cost_floor *f)
 {
 	static struct hist h; /* 50 KiB: off the stack; one run at a time */
+	int kept = -1;
 	uint64_t dt;
 
 	hist_init(&h);
-	for (int i = 0; i < n; i++) {
-		int r = round_trip(sa, len, &dt);
+	for (int i = 0; i < n + keep; i++) {
+		int r = round_trip(sa, len, keep ? &kept : NULL, &dt);
 
 		if (r < 0) {
 			snprintf(f->note, sizeof(f->note), "round trip: %s", strerror(-r));
+			if (kept >= 0)
+				close(kept);
 			return;
 		}
-		hist_add(&h, dt);
+		if (!keep || i > 0)
+			hist_add(&h, dt);
 	}
+	if (kept >= 0)
+		close(kept);
 	f->p50_us = hist_percentile_ns(&h, 50) / 1e3;
 	f->p99_us = hist_percentile_ns(&h, 99) / 1e3;
 	f->ok = true;
@@ -182,15 +198,16 @@ void cost_floor_measure(int requests, struct cost_floor out[COST_FLOOR_WAYS])
 		return;
 	}
 	child_track(p);
-	measure_way(&sa, len, n, &out[COST_FLOOR_FREE]);
+	measure_way(&sa, len, n, false, &out[COST_FLOOR_FREE]);
+	measure_way(&sa, len, n, true, &out[COST_FLOOR_KEPT]);
 	two_cpus(&mine, &a, &b);
 	if (a >= 0 && pin(0, a) && pin(p, a))
-		measure_way(&sa, len, n, &out[COST_FLOOR_SAME]);
+		measure_way(&sa, len, n, false, &out[COST_FLOOR_SAME]);
 	else
 		snprintf(out[COST_FLOOR_SAME].note, sizeof(out[COST_FLOOR_SAME].note),
 			 "cannot pin: %s", strerror(errno));
 	if (b >= 0 && pin(p, b))
-		measure_way(&sa, len, n, &out[COST_FLOOR_ACROSS]);
+		measure_way(&sa, len, n, false, &out[COST_FLOOR_ACROSS]);
 	else
 		snprintf(out[COST_FLOOR_ACROSS].note, sizeof(out[COST_FLOOR_ACROSS].note),
 			 b < 0 ? "one CPU only" : "cannot pin");

@@ -4,7 +4,7 @@
 #include "common/json.h"
 #include "cost.h"
 
-static const char *const floor_way[COST_FLOOR_WAYS] = { "unpinned", "same_cpu", "across_cpus" };
+static const char *const floor_way[COST_FLOOR_WAYS] = { "unpinned", "same_cpu", "across_cpus", "kept_connection" };
 
 static void floor_json(struct json *j, const struct cost_result *r)
 {
@@ -24,7 +24,7 @@ static void floor_json(struct json *j, const struct cost_result *r)
 
 static void floor_text(const struct cost_result *r)
 {
-	const char *label[COST_FLOOR_WAYS] = { "as placed", "one CPU", "two CPUs" };
+	const char *label[COST_FLOOR_WAYS] = { "as placed", "one CPU", "two CPUs", "kept connection" };
 	bool any = false;
 
 	for (int i = 0; i < COST_FLOOR_WAYS; i++)
