@@ -2,6 +2,7 @@
 #include "handler.h"
 
 #include <errno.h>
+#include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -57,6 +58,13 @@ static bool peer_current(const struct isod *d, const struct peer *p)
 		return true;
 	if (p->fresh)
 		return p->starttime != 1; /* 1: gone at the accept */
+	if (p->has_pidfd && p->starttime != 1) {
+		struct pollfd pf = { .fd = p->pidfd, .events = POLLIN };
+		int n = poll(&pf, 1, 0);
+
+		if (n >= 0)
+			return n == 0; /* readable: the process has exited */
+	}
 	return read_thread_starttime(d->proc, p->pid, &st) == 0 && st == p->starttime;
 }
 
@@ -84,7 +92,7 @@ static int resolve(struct isod *d, const struct peer *p, int32_t ns_pid,
 		refuse(rep, -ESRCH, "the process that opened this connection has exited; connect again");
 		return -ESRCH;
 	}
-	r = map_client_tid(d->proc, p->pid, ns_tid, tid);
+	r = map_client_tid(d->proc, p->pid, p->pidns, ns_tid, tid);
 	if (r == 0 && pin)
 		r = tasks_open(d->proc, *tid, *tid, pin); /* /proc/TID/task/TID */
 	if (r == 0)
@@ -98,7 +106,7 @@ static int resolve(struct isod *d, const struct peer *p, int32_t ns_pid,
 		pin->pid = st->tgid;
 	if (ns_pid) {
 		pid_t pid;
-		if (map_client_tid(d->proc, p->pid, ns_pid, &pid) < 0 || pid != st->tgid) {
+		if (map_client_tid(d->proc, p->pid, p->pidns, ns_pid, &pid) < 0 || pid != st->tgid) {
 			tasks_unpin(pin);
 			refuse(rep, -ESRCH, "thread %d is not in process %d",
 			       (int)ns_tid, (int)ns_pid);

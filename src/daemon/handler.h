@@ -23,6 +23,11 @@ struct peer {
 	uint64_t starttime; /* of pid; 0: unknown (no check) */
 	bool fresh; /* starttime was read at this very connection's accept,
 		     * just before this request: no second read (server.c) */
+	bool has_pidfd; /* pidfd is a pidfd of pid, opened before starttime
+			 * was read: while it does not poll readable, the
+			 * process lives and pid is still its (no read) */
+	int pidfd;
+	ino_t pidns; /* pid's PID namespace, read at accept; 0: read per request */
 	gid_t groups[64];   /* supplementary groups (SO_PEERGROUPS) */
 	size_t ngroups;
 };

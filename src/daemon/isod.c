@@ -153,7 +153,7 @@ static void catch_crashes(struct isod *d)
 static void raise_fd_limit(const struct isod_config *c)
 {
 	rlim_t per_thread = c->scope == ISO_SCOPE_PER_CPU ? 2 : 1;
-	rlim_t need = (rlim_t)c->max_threads * per_thread + SERVER_MAX_CONN + 64;
+	rlim_t need = (rlim_t)c->max_threads * per_thread + 2 * SERVER_MAX_CONN + 64; /* a connection: its socket, its peer's pidfd */
 	struct rlimit rl;
 
 	if (getrlimit(RLIMIT_NOFILE, &rl) < 0)
@@ -167,8 +167,8 @@ static void raise_fd_limit(const struct isod_config *c)
 		log_warning("open file limit %llu is below the %llu that max_threads %u needs; grants past about %llu threads will fail with EAGAIN",
 			    (unsigned long long)rl.rlim_cur, (unsigned long long)need,
 			    c->max_threads,
-			    (unsigned long long)(rl.rlim_cur > SERVER_MAX_CONN + 64
-						 ? (rl.rlim_cur - SERVER_MAX_CONN - 64) / per_thread : 0));
+			    (unsigned long long)(rl.rlim_cur > 2 * SERVER_MAX_CONN + 64
+						 ? (rl.rlim_cur - 2 * SERVER_MAX_CONN - 64) / per_thread : 0));
 }
 
 /* One more command-line setting; the array is fixed (64), so past it the

@@ -426,7 +426,12 @@ static int own_ns_inode(const char *proc, ino_t *ino)
 	return r;
 }
 
-int map_client_tid(const char *proc, pid_t client_pid, pid_t ns_tid, pid_t *tid)
+int client_pidns(const char *proc, pid_t client_pid, ino_t *ino)
+{
+	return ns_inode(proc, client_pid, ino);
+}
+
+int map_client_tid(const char *proc, pid_t client_pid, ino_t client_ns, pid_t ns_tid, pid_t *tid)
 {
 	static struct ns_walk w; /* 4 KiB: not on the server thread's stack;
 				  * only the server thread maps */
@@ -439,7 +444,8 @@ int map_client_tid(const char *proc, pid_t client_pid, pid_t ns_tid, pid_t *tid)
 	r = own_ns_inode(proc, &own);
 	if (r < 0)
 		return r;
-	r = ns_inode(proc, client_pid, &theirs);
+	theirs = client_ns;
+	r = theirs ? 0 : ns_inode(proc, client_pid, &theirs);
 	if (r < 0)
 		return r;
 	if (own == theirs) {

@@ -132,8 +132,8 @@ static void from_reply(struct isod *d, const struct peer *p, int32_t ns_pid, int
 
 	if (!rep->err)
 		return;
-	if (rep->err == -ESRCH && ns_tid > 0 && map_client_tid(d->proc, p->pid, ns_tid, &tid) == 0 &&
-	    map_client_tid(d->proc, p->pid, ns_pid, &pid) == 0 &&
+	if (rep->err == -ESRCH && ns_tid > 0 && map_client_tid(d->proc, p->pid, p->pidns, ns_tid, &tid) == 0 &&
+	    map_client_tid(d->proc, p->pid, p->pidns, ns_pid, &pid) == 0 &&
 	    read_thread_status(d->proc, tid, &st) == 0 && st.tgid != pid) {
 		char why[200];
 
@@ -157,7 +157,7 @@ static int other_process_check(struct isod *d, const struct peer *p, uint64_t pr
 	struct thread_status st;
 	pid_t pid;
 
-	if (map_client_tid(d->proc, p->pid, (int32_t)process, &pid) < 0 ||
+	if (map_client_tid(d->proc, p->pid, p->pidns, (int32_t)process, &pid) < 0 ||
 	    read_thread_status(d->proc, pid, &st) < 0 || st.tgid != pid) {
 		snprintf(why, len, "no process %llu", (unsigned long long)process);
 		return -ESRCH;

@@ -12,6 +12,7 @@
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
@@ -65,11 +66,19 @@ struct conn {
 	unsigned char held[HELD_MAX];
 };
 
+static void close_conn(struct conn *c)
+{
+	close(c->fd);
+	c->fd = -1;
+	if (c->peer.has_pidfd)
+		close(c->peer.pidfd);
+	c->peer.has_pidfd = false;
+}
+
 static void drop(int ep, struct conn *c)
 {
 	epoll_ctl(ep, EPOLL_CTL_DEL, c->fd, NULL);
-	close(c->fd);
-	c->fd = -1;
+	close_conn(c);
 	c->held_len = 0;
 }
 
@@ -155,6 +164,16 @@ static void peer_from_cred(struct isod *d, int fd, const struct ucred *cred, str
 		p->ngroups = glen / sizeof(p->groups[0]);
 	else
 		p->ngroups = 0; /* more than 64 groups (ERANGE), or an old kernel */
+	/* before the start time: a pid reused in between leaves the pidfd
+	 * on the exited process (readable), never on its successor. None
+	 * (before 5.3, out of fds, a filter): each later request reads the
+	 * start time again */
+	p->pidfd = (int)syscall(SYS_pidfd_open, cred->pid, 0);
+	p->has_pidfd = p->pidfd >= 0;
+	/* its PID namespace (a process never changes its own) before the
+	 * start time, which the pidfd then vouches for at each request */
+	if (client_pidns(d->proc, cred->pid, &p->pidns) < 0)
+		p->pidns = 0;
 	if (read_thread_starttime(d->proc, cred->pid, &p->starttime) < 0 || p->starttime == 0)
 		p->starttime = 1;
 	p->fresh = false;
@@ -458,7 +477,7 @@ int server_run_with(struct isod *d, int lfd, int sigfd, int forkfd,
 	}
 	for (size_t i = 0; i < SERVER_MAX_CONN; i++)
 		if (conns[i].fd >= 0)
-			close(conns[i].fd);
+			close_conn(&conns[i]);
 	if (reserve >= 0)
 		close(reserve);
 	close(ep);

@@ -1,5 +1,5 @@
 /* iso.c — the decisions shared by every wrapped call, and isod via
- * libisosched (one connection per call: no locks, no allocation). */
+ * libisosched (no locks waited on, no allocation: src/client/conn.c). */
 #include "shim.h"
 
 #include <errno.h>

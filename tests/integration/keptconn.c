@@ -14,6 +14,11 @@
  *            pipe and leaves the program's fd open
  *   restart  FILE: a call, then wait for FILE (the test restarts isod
  *            meanwhile): the next call succeeds on a new connection
+ *   orphan   isod's side: a connection (opened without the library) is
+ *            inherited by a child, and its opener exits: the child's
+ *            request on it is refused (ESRCH), as its opener's pid may be
+ *            another process's by now (the pidfd isod holds, or the start
+ *            time it reads, says the opener is gone)
  *   creds    (as root) a connection opened as root, then the process
  *            becomes nobody: a root-owned thread is refused, as for any
  *            nobody — no call rides on the root connection
@@ -28,11 +33,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/un.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <dirent.h>
 #include <unistd.h>
 
+#include "iso_proto.h"
 #include "isosched.h"
 
 static void die(const char *what, int r)
@@ -271,12 +278,68 @@ static int mode_restart(const char *go)
 	return 0;
 }
 
+/* One request on fd, by hand; the reply's err (or a transport error). */
+static int raw_request(int fd, struct iso_req *req)
+{
+	unsigned char buf[ISO_PROTO_MAX_MSG];
+	struct iso_reply rep = { 0 };
+	int len = iso_proto_encode_req(req, buf, sizeof(buf));
+	ssize_t n;
+
+	if (len < 0 || send(fd, buf, (size_t)len, MSG_NOSIGNAL) != len)
+		return -EIO;
+	n = recv(fd, buf, sizeof(buf), 0);
+	if (n <= 0 || iso_proto_decode_reply(buf, (size_t)n, &rep) < 0)
+		return -EPROTO;
+	return rep.err;
+}
+
+static int mode_orphan(void)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	struct iso_req req = { .type = ISO_MSG_GET, .seq = 1 };
+	int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0), r;
+	pid_t child;
+
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", iso_socket_path());
+	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0)
+		die("connect", errno);
+	req.u.get.tid = (int32_t)gettid();
+	r = raw_request(fd, &req);
+	if (r < 0)
+		die("GET on the raw connection", r);
+	fflush(stdout);
+	child = fork();
+	if (child < 0)
+		die("fork", errno);
+	if (child == 0) {
+		pid_t opener = getppid();
+
+		for (int i = 0; i < 5000 && kill(opener, 0) == 0; i++)
+			usleep(1000);
+		req = (struct iso_req){ .type = ISO_MSG_SET, .seq = 2 };
+		req.u.set.tid = (int32_t)gettid();
+		req.u.set.policy = ISO_SCHED_FIFO;
+		req.u.set.prio = 50;
+		r = raw_request(fd, &req);
+		if (r != -ESRCH || (sched_getscheduler(0) & ~SCHED_RESET_ON_FORK) != SCHED_OTHER)
+			printf("keptconn: orphan: SET on the exited opener's connection: %s, want ESRCH\n",
+			       r == 0 ? "granted" : strerror(-r));
+		else
+			printf("ok orphan: refused (ESRCH) once the opener had exited\n");
+		fflush(stdout);
+		_exit(0);
+	}
+	printf("child %d\n", (int)child);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 3 && !strcmp(argv[1], "restart"))
 		return mode_restart(argv[2]);
 	if (argc != 2) {
-		fprintf(stderr, "usage: keptconn reuse|fork|fdreuse|creds|restart FILE\n");
+		fprintf(stderr, "usage: keptconn reuse|fork|fdreuse|orphan|creds|restart FILE\n");
 		return 2;
 	}
 	if (!strcmp(argv[1], "reuse"))
@@ -285,6 +348,8 @@ int main(int argc, char **argv)
 		return mode_fork();
 	if (!strcmp(argv[1], "fdreuse"))
 		return mode_fdreuse();
+	if (!strcmp(argv[1], "orphan"))
+		return mode_orphan();
 	if (!strcmp(argv[1], "creds"))
 		return mode_creds();
 	fprintf(stderr, "keptconn: unknown mode %s\n", argv[1]);

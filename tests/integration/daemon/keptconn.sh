@@ -2,7 +2,8 @@
 # The connection libisosched keeps from one call to the next (conn.c): it
 # is reused, renewed after isod closed it, not inherited by a child of
 # fork(), never taken for a file the program put under its number, and
-# not used once the process's credentials changed (tests/integration/
+# not used once the process's credentials changed; and isod refuses a
+# request on a connection whose opener has exited (tests/integration/
 # keptconn.c says how each is checked). A restart of isod between two
 # calls of one process: the second call still succeeds.
 source "$SRC_ROOT/tests/integration/lib.sh"
@@ -22,6 +23,11 @@ log "$(cat "$out")"
 as_nobody "$KEPTCONN" fork >"$out" 2>&1 || fail "fork: $(cat "$out")"
 for _ in $(seq 200); do grep -q "^ok fork\|keptconn:" "$out" && break; sleep 0.05; done
 grep -q "^ok fork" "$out" || fail "fork: $(cat "$out")"
+log "$(grep '^ok' "$out")"
+
+as_nobody "$KEPTCONN" orphan >"$out" 2>&1 || fail "orphan: $(cat "$out")"
+for _ in $(seq 200); do grep -q "^ok orphan\|keptconn:" "$out" && break; sleep 0.05; done
+grep -q "^ok orphan" "$out" || fail "orphan: $(cat "$out")"
 log "$(grep '^ok' "$out")"
 
 # isod restarts between two calls of one process
