@@ -156,7 +156,7 @@ static void bpf_track(const struct tracked *e)
 	/* the entry first, then the TID in "tracked": the program writes
 	 * the entry from its first switch after that (acct_maps.h) */
 	if (a) {
-		acct_thread_reset(a, (uint32_t)e->tid);
+		acct_thread_reset(a, (uint32_t)e->tid, (uint64_t)monotonic_ns());
 		r = bpf_map_update_elem(bpf_map__fd(acct_skel->maps.tracked),
 					&(__u32){ (__u32)e->tid }, &slot, BPF_ANY) < 0
 			    ? -errno

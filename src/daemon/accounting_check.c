@@ -165,9 +165,19 @@ bool acct_thread_copy(const struct acct_thread *src, uint32_t tid, struct acct_t
 	return dst->tid == tid;
 }
 
-void acct_thread_reset(struct acct_thread *a, uint32_t tid)
+void acct_thread_reset(struct acct_thread *a, uint32_t tid, uint64_t tracked_ns)
 {
 	__atomic_store_n(&a->tid, 0, __ATOMIC_RELEASE);
-	*a = (struct acct_thread){ .since_ns = ACCT_UNSEEN, .block_cpu_ns = ACCT_UNSEEN };
+	/* off_ns: "off since it was tracked". The program then records its
+	 * first switch in as the end of a gap that began here (its switch
+	 * out before it was tracked, it never saw): a thread granted while
+	 * it waited — blocked on isod's reply, then kept off a CPU by
+	 * another RT thread for 50 ms — has its first step's CPU time
+	 * weighed where it fell, not spread from the grant on. Until that
+	 * switch in (since_ns unseen) isod reads no off time from it; a
+	 * thread on a CPU at tracking switches out first, which sets
+	 * off_ns anew. */
+	*a = (struct acct_thread){ .since_ns = ACCT_UNSEEN, .block_cpu_ns = ACCT_UNSEEN,
+				   .off_ns = tracked_ns };
 	__atomic_store_n(&a->tid, tid, __ATOMIC_RELEASE);
 }

@@ -56,8 +56,9 @@ void acct_offcpu_resumed(struct iso_offcpu *off, uint64_t off_ns, uint64_t now, 
  * not tid's (free, or another thread's). */
 bool acct_thread_copy(const struct acct_thread *src, uint32_t tid, struct acct_thread *dst);
 /* Make a an unseen entry of tid (its CPU time from /proc until the
- * program sees it switch), tid written last. */
-void acct_thread_reset(struct acct_thread *a, uint32_t tid);
+ * program sees it switch), off every CPU since tracked_ns (CLOCK_MONOTONIC,
+ * the program's clock) as far as the program knows, tid written last. */
+void acct_thread_reset(struct acct_thread *a, uint32_t tid, uint64_t tracked_ns);
 
 /* Is a ring buffer record a stray worth looking at: ids of a real
  * thread, a priority inside the band [lo, hi], a user's uid? */

@@ -136,7 +136,7 @@ static void test_thread_copy(void **state)
 	struct acct_thread a, v;
 
 	(void)state;
-	acct_thread_reset(&a, 77);
+	acct_thread_reset(&a, 77, 0);
 	assert_true(acct_thread_copy(&a, 77, &v));
 	assert_int_equal(v.since_ns, ACCT_UNSEEN);
 	assert_int_equal(v.block_cpu_ns, ACCT_UNSEEN);
@@ -167,8 +167,11 @@ static void test_thread_offcpu(void **state)
 	struct iso_offcpu off;
 
 	(void)state;
-	acct_thread_reset(&a, 77);
+	acct_thread_reset(&a, 77, 500);
 	assert_true(acct_thread_copy(&a, 77, &v));
+	/* off since its tracking at 500, for the program's first switch in
+	 * (note_gap), yet no off time read while it is unseen */
+	assert_int_equal(v.off_ns, 500);
 	acct_thread_offcpu(&v, 1000, &off);
 	assert_int_equal(off.n, 0); /* unseen */
 	a.since_ns = 900; /* on a CPU since 900, after a gap 100..300 */
