@@ -60,6 +60,7 @@ int iso_task_init(struct iso_task *task, unsigned limit)
 	task->read_ns = 0;
 	task->skip = 0;
 	task->held = false;
+	task->counted_from_ns = 0;
 	return 0;
 }
 
@@ -70,10 +71,11 @@ void iso_engine_begin(struct iso_engine *e)
 	e->pending_adj_ns = 0;
 }
 
-void iso_task_rebase(struct iso_task *task, uint64_t cpu_ns)
+void iso_task_rebase(struct iso_task *task, uint64_t cpu_ns, int64_t now_ns)
 {
 	task->prev_cpu_ns = cpu_ns;
 	task->has_prev = true;
+	task->counted_from_ns = now_ns;
 }
 
 void iso_engine_account(struct iso_engine *e, struct iso_task *task,
@@ -91,12 +93,22 @@ void iso_engine_account_placed(struct iso_engine *e, struct iso_task *task, uint
 			       int64_t now_ns, const struct iso_offcpu *off)
 {
 	uint64_t before = e->pending_ns, used;
+	struct iso_offcpu all = { 0 };
 
 	iso_engine_account(e, task, cpu_ns);
 	used = e->pending_ns - before;
-	if (used && off && off->n && e->budget.started)
+	if (off && off->n <= ISO_OFFCPU_MAX)
+		all = *off;
+	/* counted only from its baseline: not on a CPU as ISO before it */
+	if (e->budget.started && task->counted_from_ns > e->budget.last_ns &&
+	    all.n < ISO_OFFCPU_MAX) {
+		all.from[all.n] = e->budget.last_ns;
+		all.to[all.n++] = task->counted_from_ns;
+	}
+	task->counted_from_ns = 0;
+	if (used && all.n && e->budget.started)
 		e->pending_adj_ns += (double)used * (iso_place_factor(e->budget.last_ns, now_ns,
-								      e->tun.iso_period_s, used, off) - 1.0);
+								      e->tun.iso_period_s, used, &all) - 1.0);
 }
 
 /* What the average gets of a step's fed time: placed where it fell

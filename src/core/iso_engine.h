@@ -34,6 +34,9 @@ struct iso_task {
 	bool held;            /* demoted by a rule of its own besides the
 			       * budget: the burst guard (iso_burst.h),
 			       * set by the caller before deciding */
+	int64_t counted_from_ns; /* its baseline's time (iso_task_rebase),
+				  * until the step that holds it is placed;
+				  * 0: none */
 };
 
 struct iso_engine {
@@ -70,9 +73,12 @@ void iso_engine_begin(struct iso_engine *e);
 /* cpu_ns: the task's cumulative CPU time now. Its growth since the previous
  * sample counts against the budget if the task ran as ISO meanwhile. A
  * first sample, or one that went backwards, only sets the baseline. */
-/* cpu_ns is the task's cumulative CPU time before it ran ISO: its next
- * sample counts only what it used from here (a new baseline, nothing fed). */
-void iso_task_rebase(struct iso_task *task, uint64_t cpu_ns);
+/* cpu_ns is the task's cumulative CPU time before it ran ISO, at now_ns:
+ * its next sample counts only what it used from here (a new baseline,
+ * nothing fed), and that time is placed after now_ns within its step
+ * (iso_engine_account_placed): a thread granted late in a long step did
+ * not run ISO in the part of it before its grant. */
+void iso_task_rebase(struct iso_task *task, uint64_t cpu_ns, int64_t now_ns);
 void iso_engine_account(struct iso_engine *e, struct iso_task *task,
 			uint64_t cpu_ns);
 /* iso_engine_account for a sample taken at now_ns (the coming commit's)

@@ -32,19 +32,28 @@ double iso_place_factor(int64_t base_ns, int64_t now_ns, double period_s, uint64
 			to[n++] = b;
 		}
 	}
-	if (n == 2) {
-		/* in order, and an overlap counted once */
-		if (from[1] < from[0]) {
-			int64_t fa = from[0], ta = to[0];
+	/* in order (insertion sort of at most ISO_OFFCPU_MAX), each overlap
+	 * counted once */
+	for (unsigned i = 1; i < n; i++)
+		for (unsigned j = i; j > 0 && from[j] < from[j - 1]; j--) {
+			int64_t fa = from[j], ta = to[j];
 
-			from[0] = from[1], to[0] = to[1];
-			from[1] = fa, to[1] = ta;
+			from[j] = from[j - 1], to[j] = to[j - 1];
+			from[j - 1] = fa, to[j - 1] = ta;
 		}
-		if (from[1] < to[0]) {
-			if (to[1] > to[0])
-				to[0] = to[1];
-			n = 1;
+	if (n > 1) {
+		unsigned m = 0;
+
+		for (unsigned i = 1; i < n; i++) {
+			if (from[i] <= to[m]) {
+				if (to[i] > to[m])
+					to[m] = to[i];
+			} else {
+				m++;
+				from[m] = from[i], to[m] = to[i];
+			}
 		}
+		n = m + 1;
 	}
 	if (n == 0)
 		return 1.0;

@@ -24,7 +24,9 @@
 
 #include <stdint.h>
 
-#define ISO_OFFCPU_MAX 2
+/* the BPF accounting's two (the step's longest gap, and off now) and the
+ * engine's own: before the task's count began inside the step (a grant) */
+#define ISO_OFFCPU_MAX 3
 
 /* Intervals [from, to) in the steps' clock in which a task ran on no
  * CPU; n of them, in any order, overlapping or reaching outside the step

@@ -171,8 +171,13 @@ int isod_grant(struct isod *d, const struct grant *g, struct tracked **out)
 	 * that lag was counted as ISO time: demotions came ~5 ms before the
 	 * exact average crossed), and what it ran before the change was not
 	 * ISO. */
-	if (fresh && d->acct->sample(e, 0) == 0)
-		iso_task_rebase(&e->core, e->cpu_ns);
+	if (fresh && d->acct->sample(e, 0) == 0) {
+		struct timespec now;
+
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		iso_task_rebase(&e->core, e->cpu_ns,
+				(int64_t)now.tv_sec * 1000000000LL + now.tv_nsec);
+	}
 	events_add(&d->events, ISO_EVENT_GRANT, e->tid, e->pid, e->uid, e->prio);
 	log_info("thread %d (pid %d, uid %u): %s priority %d (kernel %d)%s",
 		 (int)e->tid, (int)e->pid, (unsigned)e->uid,
