@@ -2,7 +2,6 @@
 #include "handler.h"
 
 #include <errno.h>
-#include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -12,6 +11,7 @@
 #include "grants.h"
 #include "iso_policy.h"
 #include "log.h"
+#include "peer.h"
 #include "schedule.h"
 #include "procinfo.h"
 
@@ -26,46 +26,6 @@ static void refuse(struct iso_reply *rep, int err, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(rep->text, sizeof(rep->text), fmt, ap);
 	va_end(ap);
-}
-
-static bool peer_allowed(const struct isod *d, const struct peer *p)
-{
-	const struct isod_config *c = &d->cfg;
-
-	if (p->uid == 0 || (c->n_allow_users == 0 && c->n_allow_groups == 0))
-		return true;
-	for (size_t i = 0; i < c->n_allow_users; i++)
-		if (c->allow_users[i] == p->uid)
-			return true;
-	for (size_t i = 0; i < c->n_allow_groups; i++) {
-		if (p->gid == c->allow_groups[i])
-			return true;
-		for (size_t j = 0; j < p->ngroups; j++)
-			if (p->groups[j] == c->allow_groups[i])
-				return true;
-	}
-	return false;
-}
-
-/* Is the process that connected still the one under p->pid? Its pid is
- * how a thread id is mapped from its PID namespace; once it has exited,
- * the number may be another process's. */
-static bool peer_current(const struct isod *d, const struct peer *p)
-{
-	uint64_t st;
-
-	if (p->starttime == 0)
-		return true;
-	if (p->fresh)
-		return p->starttime != 1; /* 1: gone at the accept */
-	if (p->has_pidfd && p->starttime != 1) {
-		struct pollfd pf = { .fd = p->pidfd, .events = POLLIN };
-		int n = poll(&pf, 1, 0);
-
-		if (n >= 0)
-			return n == 0; /* readable: the process has exited */
-	}
-	return read_thread_starttime(d->proc, p->pid, &st) == 0 && st == p->starttime;
 }
 
 /* Resolve (pid, tid) of the client's namespace to a thread of ours. With
