@@ -187,7 +187,12 @@ int isod_grant(struct isod *d, const struct grant *g, struct tracked **out)
 	 * the reply (group commit, server.c): a daemon killed once the client
 	 * has heard of the grant still finds this thread when it restarts. */
 	statefile_note_grant(d, e);
-	isod_replan(d); /* one more thread that can use the budget */
+	/* one more thread that can use the budget; a tracked one's limit
+	 * may be lower now: the enforcer plans it all again */
+	if (fresh)
+		isod_replan_if_sooner(d, e);
+	else
+		isod_replan(d);
 	if (out)
 		*out = e;
 	return 0;
@@ -268,7 +273,11 @@ void isod_forget(struct isod *d, struct tracked *e)
 	statefile_note_release(d, e);
 	d->acct->untrack(e);
 	tasks_remove(&d->tasks, e);
-	isod_replan(d); /* perhaps the last one: then no check at all */
+	/* no re-plan: with a thread less no decision can change sooner
+	 * (iso_plan_end is monotone in the threads: fewer terms, a lower
+	 * most-ISO-can-run), so the enforcer's plan holds; at its check it
+	 * finds what is left, and with nothing left plans no check at all.
+	 * A release thus costs no hand-off of d->lock */
 	if (d->tasks.used == 0)
 		forkwatch_follow(d, false); /* nothing to adopt or check */
 	if (!gone)

@@ -15,6 +15,7 @@
 #include "config.h"
 #include "events.h"
 #include "iso_engine.h"
+#include "iso_plan.h"
 #include "iso_percpu.h"
 #include "iso_share.h"
 #include "iso_proto.h"
@@ -55,6 +56,10 @@ struct isod {
 	pthread_cond_t wake;       /* it sleeps on this (with lock) until its next check */
 	bool replan;               /* the plan's inputs changed: plan again */
 	bool backend_look;         /* the backend changed: check at once (d->lock) */
+	/* the threads' part of the enforcer's last plan, and of the grants
+	 * since (isod_replan_if_sooner); ok: there is one (d->lock) */
+	struct iso_plan plan_threads;
+	bool plan_threads_ok;
 	atomic_int_least64_t due_ns; /* its next check, CLOCK_MONOTONIC;
 				      * ISO_PLAN_NEVER: none (the watchdog's reference) */
 	uint64_t wakeups;          /* times it woke (a check or a re-plan) */
