@@ -157,12 +157,15 @@ static void bpf_track(const struct tracked *e)
 	 * the entry from its first switch after that (acct_maps.h) */
 	if (a) {
 		acct_thread_reset(a, (uint32_t)e->tid, (uint64_t)monotonic_ns());
+		acct_look_filter_add(slot, e->tid);
 		r = bpf_map_update_elem(bpf_map__fd(acct_skel->maps.tracked),
 					&(__u32){ (__u32)e->tid }, &slot, BPF_ANY) < 0
 			    ? -errno
 			    : 0;
-		if (r < 0)
+		if (r < 0) {
 			__atomic_store_n(&a->tid, 0, __ATOMIC_RELEASE);
+			acct_look_filter_remove(slot);
+		}
 	}
 	acct_look_track(e, slot, r == 0);
 	if (r < 0)
@@ -186,6 +189,7 @@ static void bpf_untrack(const struct tracked *e)
 				  (unsigned long long)(now.cpu_ns / 1000));
 	}
 	(void)bpf_map_delete_elem(bpf_map__fd(acct_skel->maps.tracked), &(__u32){ (__u32)e->tid });
+	acct_look_filter_remove(slot);
 	/* out of "tracked" first: a program that looked it up before
 	 * finds the entry another's, or free, and leaves it alone */
 	if (threads && slot < n_threads &&

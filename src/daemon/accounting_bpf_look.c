@@ -41,6 +41,7 @@
  * target is set once by acct_bpf_bind before the server runs. */
 static uint64_t *ran_now;  /* words: the bits taken by acct_look_begin */
 static uint8_t *must_read; /* per slot: not seen by the program yet */
+static uint32_t *filter_tid; /* per slot: the TID it counts in tid_filter (0: none) */
 static size_t n_must, cap_slots, n_words;
 static int ncpus_seen;
 static bool pending_all; /* the next check reads every thread */
@@ -69,10 +70,11 @@ int acct_look_init(size_t cap, int ncpus)
 	ncpus_seen = ncpus < ACCT_MAX_CPUS ? ncpus : ACCT_MAX_CPUS;
 	ran_now = calloc(n_words ? n_words : 1, sizeof(*ran_now));
 	must_read = calloc(cap_slots ? cap_slots : 1, 1);
+	filter_tid = calloc(cap_slots ? cap_slots : 1, sizeof(*filter_tid));
 	n_must = 0;
 	pending_all = true; /* the first check reads everything */
 	last_full_ns = 0;
-	if (!ran_now || !must_read || !acct_skel->bss)
+	if (!ran_now || !must_read || !filter_tid || !acct_skel->bss)
 		return -ENOMEM;
 	return 0;
 }
@@ -81,8 +83,10 @@ void acct_look_free(void)
 {
 	free(ran_now);
 	free(must_read);
+	free(filter_tid);
 	ran_now = NULL;
 	must_read = NULL;
+	filter_tid = NULL;
 	cap_slots = n_words = 0;
 }
 
@@ -228,7 +232,7 @@ static void set_must(uint32_t slot, bool on)
 static bool on_a_cpu(pid_t tid)
 {
 	for (int i = 0; i < ncpus_seen; i++)
-		if (__atomic_load_n(&acct_skel->bss->cpu_tid[i], __ATOMIC_SEQ_CST) == (uint32_t)tid)
+		if (__atomic_load_n(&acct_skel->bss->cpu_tid[i].tid, __ATOMIC_SEQ_CST) == (uint32_t)tid)
 			return true;
 	return false;
 }
@@ -255,6 +259,32 @@ static bool exited_already(const struct tracked *e)
 	buf[n] = '\0';
 	p = strrchr(buf, ')');
 	return !p || p[1] != ' ' || p[2] == 'Z' || p[2] == 'X' || p[2] == 'x' || p[2] == '\0';
+}
+
+void acct_look_filter_remove(uint32_t slot)
+{
+	uint32_t tid;
+
+	if (slot >= cap_slots || !filter_tid[slot])
+		return;
+	tid = filter_tid[slot];
+	filter_tid[slot] = 0;
+	__atomic_fetch_sub(&acct_skel->bss->tid_filter[tid % ACCT_TID_FILTER], 1, __ATOMIC_SEQ_CST);
+}
+
+void acct_look_filter_add(uint32_t slot, pid_t tid)
+{
+	if (slot >= cap_slots || tid <= 0)
+		return;
+	/* a slot counts one TID: a slot taken again without a release
+	 * first gives up its old count */
+	acct_look_filter_remove(slot);
+	filter_tid[slot] = (uint32_t)tid;
+	/* sequentially consistent, before the TID goes into "tracked" and
+	 * before acct_look_track reads cpu_tid: the program's exchange of
+	 * cpu_tid, then its read of the count, is the other half */
+	__atomic_fetch_add(&acct_skel->bss->tid_filter[(uint32_t)tid % ACCT_TID_FILTER], 1,
+			   __ATOMIC_SEQ_CST);
 }
 
 void acct_look_track(const struct tracked *e, uint32_t slot, bool in_map)

@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "accounting.h"
 
@@ -26,6 +27,10 @@ int acct_look_event(void *ctx, void *data, size_t size);
  * is on a CPU already (read it until the program has seen it switch). */
 uint32_t acct_look_slot(const struct tracked *e);
 void acct_look_track(const struct tracked *e, uint32_t slot, bool in_map);
+/* slot's TID counted in the program's tid_filter (bpf/acct_maps.h):
+ * before it goes into "tracked"; uncounted after it left it. */
+void acct_look_filter_add(uint32_t slot, pid_t tid);
+void acct_look_filter_remove(uint32_t slot);
 void acct_look_untrack(const struct tracked *e);
 /* A read of e found its map entry seen by the program (or not). */
 void acct_look_seen(const struct tracked *e, bool seen);

@@ -168,11 +168,13 @@ int64_t isod_plan(struct isod *d, int64_t now_ns)
  * plan would have had. */
 void isod_replan_if_sooner(struct isod *d, const struct tracked *e)
 {
-	int64_t now = mono_ns(), checked = checked_ns(d, now);
+	int64_t now, checked;
 	struct iso_plan p;
 
 	if (d->replan)
 		return; /* a plan is due already, with d->lock: it sees e */
+	now = mono_ns();
+	checked = checked_ns(d, now);
 	if (!d->plan_threads_ok || plan_quiet(d) != d->plan_threads.quiet) {
 		isod_replan(d);
 		return;

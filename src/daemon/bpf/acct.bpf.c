@@ -34,7 +34,8 @@ __u32 lineage_lost;
 /* shared with isod through the mmapped .bss (acct_maps.h) */
 __u64 ran_bits[ACCT_SLOT_WORDS];
 __u32 on_cpu[ACCT_MAX_CPUS];
-__u32 cpu_tid[ACCT_MAX_CPUS];
+struct acct_cpu_tid cpu_tid[ACCT_MAX_CPUS] __attribute__((aligned(64)));
+__u32 tid_filter[ACCT_TID_FILTER];
 __u32 armed;
 __u32 lost;
 __u64 woke_ns; /* when it last cleared armed */
@@ -108,20 +109,26 @@ static __always_inline __u32 bound_idx(__u32 i, __u32 n)
 #define BOUND(i, n) bound_idx((i), (n))
 _Static_assert((ACCT_MAX_CPUS & (ACCT_MAX_CPUS - 1)) == 0, "ACCT_MAX_CPUS: a power of two");
 _Static_assert((ACCT_MAX_SLOTS & (ACCT_MAX_SLOTS - 1)) == 0, "ACCT_MAX_SLOTS: a power of two");
+_Static_assert((ACCT_TID_FILTER & (ACCT_TID_FILTER - 1)) == 0, "ACCT_TID_FILTER: a power of two");
 
 #define SCHED_FIFO_ 1
 #define SCHED_RR_ 2
 #define TASK_DEAD_ 0x80 /* include/linux/sched.h, the same since 4.x */
 
-/* Is t a user's thread at an RT priority inside the band? */
+/* Is t a user's thread at an RT priority inside the band? The task's
+ * own fields are read in place: tp_btf hands typed pointers, which the
+ * verifier lets the program load directly (CO-RE relocated, no helper
+ * call: this runs at every switch on the machine). The cred behind its
+ * __rcu pointer goes through BPF_CORE_READ, which every kernel from 6.1
+ * accepts, and only for a task in the band. */
 static __always_inline int in_band_user(struct task_struct *t, __u32 *prio)
 {
-	unsigned int policy = BPF_CORE_READ(t, policy);
+	unsigned int policy = t->policy;
 	const struct cred *c;
 
 	if (policy != SCHED_FIFO_ && policy != SCHED_RR_)
 		return 0;
-	*prio = BPF_CORE_READ(t, rt_priority);
+	*prio = t->rt_priority;
 	if (*prio < band_lo || *prio > band_hi)
 		return 0;
 	c = BPF_CORE_READ(t, real_cred);
@@ -140,7 +147,7 @@ static __always_inline void report(struct task_struct *t, __u32 tid, __u32 prio,
 	bpf_map_update_elem(&reported, &tid, &again, BPF_ANY);
 	c = BPF_CORE_READ(t, real_cred);
 	rec.tid = tid;
-	rec.tgid = BPF_CORE_READ(t, tgid);
+	rec.tgid = t->tgid;
 	rec.uid = BPF_CORE_READ(c, uid.val);
 	if (!rec.uid)
 		rec.uid = BPF_CORE_READ(c, euid.val);
@@ -172,11 +179,18 @@ static __always_inline int mark_ran(__u32 slot)
 	return !(old & bit);
 }
 
+/* May tid be tracked? No hash lookup for a TID whose count is 0
+ * (acct_maps.h: tid_filter): most switches on the machine end here. */
+static __always_inline int maybe_tracked(__u32 tid)
+{
+	return tid && *(volatile __u32 *)&tid_filter[BOUND(tid, ACCT_TID_FILTER)] != 0;
+}
+
 /* tid's entry, if isod tracks it (slot: its slot). An entry whose tid is
  * another's is a slot isod has moved on from since the lookup. */
 static __always_inline struct acct_thread *thread_of(__u32 tid, __u32 *slot)
 {
-	__u32 *s = tid ? bpf_map_lookup_elem(&tracked, &tid) : 0;
+	__u32 *s = maybe_tracked(tid) ? bpf_map_lookup_elem(&tracked, &tid) : 0;
 	struct acct_thread *a;
 
 	if (!s)
@@ -210,24 +224,29 @@ SEC("tp_btf/sched_switch")
 int BPF_PROG(isod_acct_switch, bool preempt, struct task_struct *prev, struct task_struct *next,
 	     unsigned int prev_state)
 {
-	__u64 now = bpf_ktime_get_ns();
+	/* the clock only when something needs it: most switches on the
+	 * machine are of tasks neither in the band nor tracked */
+	__u64 now = 0;
 	__u32 zero = 0, prio = 0, tid, cpu_id = bpf_get_smp_processor_id(), mark = 0, slot = 0;
 	int keep = 1; /* an untracked task follows an untracked one */
 	struct acct_cpu *cpu = bpf_map_lookup_elem(&band_time, &zero);
 	struct acct_thread *a;
 	int next_in_band = in_band_user(next, &prio);
 
-	if (cpu) {
+	if (cpu && (cpu->since_ns || next_in_band)) {
+		now = bpf_ktime_get_ns();
 		if (cpu->since_ns && now > cpu->since_ns)
 			cpu->band_ns += now - cpu->since_ns;
 		cpu->since_ns = next_in_band ? now : 0;
 	}
 	if (cpu_id < ACCT_MAX_CPUS)
-		__sync_lock_test_and_set(&cpu_tid[BOUND(cpu_id, ACCT_MAX_CPUS)],
-					 (__u32)BPF_CORE_READ(next, pid));
-	tid = BPF_CORE_READ(prev, pid);
+		__sync_lock_test_and_set(&cpu_tid[BOUND(cpu_id, ACCT_MAX_CPUS)].tid,
+					 (__u32)next->pid);
+	tid = prev->pid;
 	a = thread_of(tid, &slot);
 	if (a) {
+		if (!now)
+			now = bpf_ktime_get_ns();
 		/* still runnable (preempted, by isod's enforcer say, in the
 		 * kernel or on its way back to user space: "preempt" is false
 		 * then): still "on this CPU" for isod, unless a tracked thread
@@ -244,35 +263,38 @@ int BPF_PROG(isod_acct_switch, bool preempt, struct task_struct *prev, struct ta
 		 * too little for a moment, never too much (acct_maps.h) */
 		*(volatile __u64 *)&a->since_ns = 0;
 		compiler_barrier();
-		*(volatile __u64 *)&a->total_ns = BPF_CORE_READ(prev, se.sum_exec_runtime);
-		a->wait_ns = BPF_CORE_READ(prev, sched_info.run_delay);
+		*(volatile __u64 *)&a->total_ns = prev->se.sum_exec_runtime;
+		a->wait_ns = prev->sched_info.run_delay;
 		if (!preempt && prev_state) {
 			*(volatile __u64 *)&a->block_cpu_ns = a->total_ns;
 			compiler_barrier();
 		}
-		*(volatile __u64 *)&a->nvcsw = BPF_CORE_READ(prev, nvcsw);
+		*(volatile __u64 *)&a->nvcsw = prev->nvcsw;
 		*(volatile __u64 *)&a->off_ns = now;
-		a->policy = BPF_CORE_READ(prev, policy);
-		a->rt_prio = BPF_CORE_READ(prev, rt_priority);
+		a->policy = prev->policy;
+		a->rt_prio = prev->rt_priority;
 		/* its last switch (TASK_DEAD): reported as an exit too, for a
 		 * thread isod began to track after the exit tracepoint had
 		 * fired in it (a zombie leader still reads well in /proc) */
 		if (prev_state & TASK_DEAD_) {
 			mark_ran(slot);
-			event(ACCT_EV_EXIT, tid, slot, BPF_CORE_READ(prev, start_boottime));
+			event(ACCT_EV_EXIT, tid, slot, prev->start_boottime);
 		}
 	}
-	tid = BPF_CORE_READ(next, pid);
+	tid = next->pid;
 	a = thread_of(tid, &slot);
 	if (a) {
 		__u32 was_on = a->cpu;
 
+		if (!now)
+			now = bpf_ktime_get_ns();
+
 		a->cpu = cpu_id;
-		a->wait_ns = BPF_CORE_READ(next, sched_info.run_delay);
-		a->nvcsw = BPF_CORE_READ(next, nvcsw);
-		a->policy = BPF_CORE_READ(next, policy);
-		a->rt_prio = BPF_CORE_READ(next, rt_priority);
-		*(volatile __u64 *)&a->total_ns = BPF_CORE_READ(next, se.sum_exec_runtime);
+		a->wait_ns = next->sched_info.run_delay;
+		a->nvcsw = next->nvcsw;
+		a->policy = next->policy;
+		a->rt_prio = next->rt_priority;
+		*(volatile __u64 *)&a->total_ns = next->se.sum_exec_runtime;
 		compiler_barrier();
 		*(volatile __u64 *)&a->since_ns = now;
 		note_gap(a, now);
@@ -287,6 +309,8 @@ int BPF_PROG(isod_acct_switch, bool preempt, struct task_struct *prev, struct ta
 			event(ACCT_EV_WAKE, tid, slot, 0);
 		}
 	} else if (tid && next_in_band && report_strays) {
+		if (!now)
+			now = bpf_ktime_get_ns();
 		report(next, tid, prio, now);
 	}
 	if (cpu_id < ACCT_MAX_CPUS) {
@@ -303,12 +327,12 @@ int BPF_PROG(isod_acct_switch, bool preempt, struct task_struct *prev, struct ta
 SEC("tp_btf/sched_process_exit")
 int BPF_PROG(isod_acct_exit, struct task_struct *p)
 {
-	__u32 tid = BPF_CORE_READ(p, pid), slot = 0;
+	__u32 tid = p->pid, slot = 0;
 
 	if (!thread_of(tid, &slot))
 		return 0;
 	mark_ran(slot);
-	event(ACCT_EV_EXIT, tid, slot, BPF_CORE_READ(p, start_boottime));
+	event(ACCT_EV_EXIT, tid, slot, p->start_boottime);
 	return 0;
 }
 
@@ -331,11 +355,11 @@ int BPF_PROG(isod_acct_fork, struct task_struct *parent, struct task_struct *chi
 
 	if (!report_forks)
 		return 0;
-	ctid = BPF_CORE_READ(child, pid);
-	if (ctid != (__u32)BPF_CORE_READ(child, tgid))
+	ctid = child->pid;
+	if (ctid != (__u32)child->tgid)
 		return 0; /* a thread: the preload shim passes ISO on itself */
-	ptid = BPF_CORE_READ(parent, pid);
-	if (!bpf_map_lookup_elem(&tracked, &ptid))
+	ptid = parent->pid;
+	if (!maybe_tracked(ptid) || !bpf_map_lookup_elem(&tracked, &ptid))
 		return 0;
 	lineage_report(ACCT_LINEAGE_FORK, ptid, ctid);
 	return 0;
@@ -348,10 +372,11 @@ int BPF_PROG(isod_acct_fork, struct task_struct *parent, struct task_struct *chi
 SEC("tp_btf/sched_process_exec")
 int BPF_PROG(isod_acct_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm *bprm)
 {
-	__u32 tid = BPF_CORE_READ(p, pid), old = (__u32)old_pid;
+	__u32 tid = p->pid, old = (__u32)old_pid;
 
-	if (!bpf_map_lookup_elem(&tracked, &tid) && !bpf_map_lookup_elem(&tracked, &old))
+	if (!(maybe_tracked(tid) && bpf_map_lookup_elem(&tracked, &tid)) &&
+	    !(maybe_tracked(old) && bpf_map_lookup_elem(&tracked, &old)))
 		return 0;
-	lineage_report(ACCT_LINEAGE_EXEC, old, (__u32)BPF_CORE_READ(p, tgid));
+	lineage_report(ACCT_LINEAGE_EXEC, old, (__u32)p->tgid);
 	return 0;
 }

@@ -76,7 +76,17 @@ struct acct_thread {
  *             not, written (xchg) before the program looks it up in
  *             "tracked": isod, after adding a thread there, can tell
  *             whether it is on a CPU already, a switch-in the program
- *             did not count.
+ *             did not count. One cache line per CPU (struct
+ *             acct_cpu_tid): every switch on the machine writes it, and
+ *             CPUs writing one shared line took turns owning it.
+ *  tid_filter per TID modulo ACCT_TID_FILTER, how many tracked threads
+ *             have such a TID (isod counts, the program reads): the
+ *             program looks a TID up in "tracked" only when its count
+ *             is not 0, so the switches of the rest of the machine cost
+ *             no hash lookup. isod counts a thread before it goes into
+ *             "tracked" and uncounts it after it left; the program
+ *             reads the count after its cpu_tid exchange (a full
+ *             barrier), so the cpu_tid protocol above still holds.
  *  armed      set by isod when no tracked thread ran or runs: the next
  *             switch-in of one clears it and reports ACCT_EV_WAKE.
  *  gap_epoch  isod's last check (CLOCK_MONOTONIC ns): a thread's gap
@@ -87,6 +97,11 @@ struct acct_thread {
 #define ACCT_MAX_SLOTS 65536
 #define ACCT_SLOT_WORDS (ACCT_MAX_SLOTS / 64)
 #define ACCT_MAX_CPUS 1024
+#define ACCT_TID_FILTER 16384 /* a power of two */
+struct acct_cpu_tid {
+	__u32 tid;
+	__u32 pad[15]; /* to 64 bytes: a cache line of its own */
+};
 
 /* A report on the ring buffer "events" (apart from the strays', so a
  * flood of strays cannot crowd them out): a tracked thread switched in
