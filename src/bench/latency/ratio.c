@@ -21,6 +21,11 @@ struct ratio {
 static const struct ratio ratios[] = {
 	{ "iso_fifo_p99", POL_ISO, POL_FIFO },
 	{ "iso_rr_rr_p99", POL_ISO_RR, POL_RR },
+	/* the control: two kernel classes that a lone thread at one
+	 * priority cannot tell apart (its turns are far shorter than RR's
+	 * slice), neither of them isod's — how far apart the same latency
+	 * comes out on this machine, the spread an ISO ratio is read in */
+	{ "rr_fifo_p99", POL_RR, POL_FIFO },
 };
 
 #define NRATIOS (sizeof(ratios) / sizeof(ratios[0]))

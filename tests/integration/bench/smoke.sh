@@ -1,16 +1,17 @@
-# bench-smoke: a short isobench run (normal, fifo, iso under CPU load, in 6
-# rounds) whose JSON must be well formed: the documented fields, every
+# bench-smoke: a short isobench run (normal, fifo, rr, iso under CPU load,
+# in 6 rounds) whose JSON must be well formed: the documented fields, every
 # policy present once with samples > 0, each round's statistics in the
 # rotated order, the paired iso/fifo ratio with its interval around the
-# median. Benchmarks are not pass/fail on timing: no thresholds.
+# median, and the control ratio rr/fifo. Benchmarks are not pass/fail on
+# timing: no thresholds.
 . "$SRC_ROOT/tests/integration/lib.sh"
 
 : "${ISOBENCH:?ISOBENCH not set (run through meson test)}"
 need_root
 
-policies=normal,fifo,iso
+policies=normal,fifo,rr,iso
 if [ ! -x "$ISOD" ]; then
-	policies=normal,fifo
+	policies=normal,fifo,rr
 	log "isod not built yet: running $policies only"
 fi
 
@@ -87,8 +88,11 @@ need(doc.get("rounds") == 6, "rounds %r, expected 6" % doc.get("rounds"))
 need(isinstance(doc.get("ratios"), dict), "ratios missing")
 pr = doc.get("ratios_per_round")
 need(isinstance(pr, dict), "ratios_per_round missing")
+# the control, rr over fifo (no isod in either), is paired like iso's
+need("rr_fifo_p99" in pr and "rr_fifo_p99" in doc["ratios"], "no control ratio rr_fifo_p99")
+need(pr["rr_fifo_p99"].get("rounds") == 6, "rr_fifo_p99: rounds %r" % pr["rr_fifo_p99"].get("rounds"))
 if "iso" in policies:
-    need(set(pr) == {"iso_fifo_p99"} and "iso_fifo_p99" in doc["ratios"],
+    need(set(pr) == {"iso_fifo_p99", "rr_fifo_p99"} and "iso_fifo_p99" in doc["ratios"],
          "ratios_per_round: %r" % sorted(pr))
     q = pr["iso_fifo_p99"]
     need(q.get("rounds") == 6 and len(q.get("values", [])) == 6, "iso_fifo_p99: rounds/values")
