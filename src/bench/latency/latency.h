@@ -53,6 +53,7 @@ struct bench_config {
 	uint64_t work_loops; /* calibrated loop count per period */
 	int rounds;          /* turns the duration is split into */
 	int rt_prio;         /* kernel priority of fifo and rr */
+	int round;           /* this turn's round: where its threads start */
 };
 
 struct latency_opts {
@@ -72,6 +73,8 @@ struct round_stat {
 	uint64_t samples, misses;
 	double p50_us, p99_us, max_us;
 	int position; /* 0: ran first in its round (the order rotates) */
+	int cpu;      /* where thread 0 was pinned (-1: not pinned) */
+	double on_cpu_pct; /* of its samples, taken on that CPU */
 };
 
 struct bench_result {
@@ -82,6 +85,8 @@ struct bench_result {
 	uint64_t policy_lost; /* checks that found the thread not in its policy */
 	int kernel_policy, kernel_prio; /* as the kernel ran thread 0 */
 	int iso_band_lo, iso_band_hi;
+	int pinned_cpu;        /* one turn's: where thread 0 was pinned, or -1 */
+	uint64_t on_pinned_cpu; /* one turn's: samples of all threads on their CPU */
 	struct hist *hist; /* merged over threads and rounds */
 	struct round_stat *rounds; /* [cfg.rounds], the first nrounds done */
 	int nrounds;

@@ -46,6 +46,8 @@ struct shared_run {
 	int kernel_policy, kernel_prio;
 	int band_lo, band_hi;
 	uint64_t samples, misses, policy_lost;
+	uint64_t on_pinned_cpu;
+	int pinned_cpu;
 	int finished;
 	struct hist hist;
 };
@@ -55,6 +57,8 @@ struct worker {
 	struct run_ctx *ctx;
 	int index;
 	uint64_t samples, misses, lost;
+	uint64_t on_pinned_cpu; /* samples taken on pinned_cpu (all, unless the pin failed) */
+	int pinned_cpu;         /* -1: not pinned */
 	int kpol, kprio;
 	struct hist hist;
 };
@@ -66,6 +70,8 @@ struct run_ctx {
 	struct shared_run *sh;
 	pthread_barrier_t bar;
 	uint64_t start_ns; /* set between the two barrier waits */
+	cpu_set_t allowed; /* the child's CPUs, as it was started */
+	int nallowed;
 };
 
 static void set_error(struct shared_run *sh, const char *fmt, const char *a, const char *b)
@@ -133,6 +139,42 @@ static int apply_policy(struct worker *w)
 	return 0;
 }
 
+/* The i-th CPU (mod their count) of the set, or -1. */
+static int nth_cpu(const cpu_set_t *set, int count, int i)
+{
+	if (count <= 0)
+		return -1;
+	i %= count;
+	for (int c = 0; c < CPU_SETSIZE; c++)
+		if (CPU_ISSET(c, set) && i-- == 0)
+			return c;
+	return -1;
+}
+
+/* Where the thread runs: in round k, thread i on the (k + i)-th of the
+ * child's CPUs, for every policy alike, as cyclictest's -a pins its
+ * threads. On a shared VM the CPUs differ (interrupts, the host, which
+ * CPU the load's memory toucher is on: 27 against 44 µs p50 here, and
+ * which one is slow changes), and left to the kernel the threads did not
+ * stay put alike: an ISO thread left its CPU right after its grant (isod's
+ * threads run above the band, on its CPU just then) and ran on the other
+ * one round after round, FIFO's stayed — so an unplaced comparison
+ * measured the CPU, not the policy. Pinned, isod's work on the thread's
+ * CPU preempts it where it is: what the ratio is meant to show. */
+static void place(struct worker *w)
+{
+	struct run_ctx *ctx = w->ctx;
+	cpu_set_t one;
+
+	w->pinned_cpu = nth_cpu(&ctx->allowed, ctx->nallowed, ctx->cfg->round + w->index);
+	if (w->pinned_cpu < 0)
+		return;
+	CPU_ZERO(&one);
+	CPU_SET(w->pinned_cpu, &one);
+	if (sched_setaffinity(0, sizeof(one), &one) < 0)
+		w->pinned_cpu = -1;
+}
+
 static void *worker_main(void *arg)
 {
 	struct worker *w = arg;
@@ -142,6 +184,7 @@ static void *worker_main(void *arg)
 	uint64_t next, end, now, done;
 	struct timespec ts;
 
+	place(w);
 	apply_policy(w);
 	pthread_barrier_wait(&ctx->bar);
 	pthread_barrier_wait(&ctx->bar); /* ctx->start_ns is set in between */
@@ -158,6 +201,7 @@ static void *worker_main(void *arg)
 		now = bench_clock_ns(CLOCK_MONOTONIC);
 		hist_add(&w->hist, now > next ? now - next : 0);
 		w->samples++;
+		w->on_pinned_cpu += sched_getcpu() == w->pinned_cpu;
 		busy_work(loops);
 		done = bench_clock_ns(CLOCK_MONOTONIC);
 		next += period; /* this cycle's deadline, the next wakeup */
@@ -197,6 +241,8 @@ static _Noreturn void run_child(pid_t parent, const struct bench_config *cfg,
 		set_error(sh, "out of memory%s%s", "", "");
 		_exit(1);
 	}
+	if (sched_getaffinity(0, sizeof(ctx.allowed), &ctx.allowed) == 0)
+		ctx.nallowed = CPU_COUNT(&ctx.allowed);
 	for (int i = 0; i < n; i++) {
 		ws[i].index = i;
 		ws[i].ctx = &ctx;
@@ -249,7 +295,9 @@ static _Noreturn void run_child(pid_t parent, const struct bench_config *cfg,
 		sh->samples += ws[i].samples;
 		sh->misses += ws[i].misses;
 		sh->policy_lost += ws[i].lost;
+		sh->on_pinned_cpu += ws[i].on_pinned_cpu;
 	}
+	sh->pinned_cpu = ws[0].pinned_cpu;
 	sh->kernel_policy = ws[0].kpol;
 	sh->kernel_prio = ws[0].kprio;
 	if (policy_is_iso(pol)) {
@@ -321,6 +369,8 @@ void run_policy(const struct bench_config *cfg, enum bench_policy pol,
 		res->samples = sh->samples;
 		res->misses = sh->misses;
 		res->policy_lost = sh->policy_lost;
+		res->pinned_cpu = sh->pinned_cpu;
+		res->on_pinned_cpu = sh->on_pinned_cpu;
 		res->kernel_policy = sh->kernel_policy;
 		res->kernel_prio = sh->kernel_prio;
 		res->iso_band_lo = sh->band_lo;

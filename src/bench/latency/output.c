@@ -95,6 +95,8 @@ static void json_rounds(struct json *j, const struct bench_result *x)
 		json_num(j, "p99_us", s->p99_us);
 		json_num(j, "max_us", s->max_us);
 		json_int(j, "position", s->position);
+		json_int(j, "cpu", s->cpu);
+		json_numf(j, "on_cpu_pct", "%.1f", s->on_cpu_pct);
 		json_obj_end(j);
 	}
 	json_arr_end(j);

@@ -102,6 +102,8 @@ static void keep_round(struct bench_result *into, const struct bench_result *x,
 	s->p99_us = hist_percentile_ns(x->hist, 99.0) / 1e3;
 	s->max_us = (double)x->hist->max_ns / 1e3;
 	s->position = position;
+	s->cpu = x->pinned_cpu;
+	s->on_cpu_pct = x->samples ? 100.0 * (double)x->on_pinned_cpu / (double)x->samples : 0.0;
 }
 
 static int run_rounds(const struct latency_opts *o, struct latency_result *r)
@@ -124,6 +126,8 @@ static int run_rounds(const struct latency_opts *o, struct latency_result *r)
 				continue;
 			memset(&x, 0, sizeof(x));
 			x.hist = tmp;
+			/* every policy of round k starts on the same CPU */
+			one.round = k;
 			run_policy(&one, o->pols[i], &x);
 			if (x.state != RUN_OK) {
 				into->state = x.state;

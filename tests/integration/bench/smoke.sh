@@ -85,6 +85,22 @@ for i, r in enumerate(doc["results"]):
     need(got_pos == [(i - k) % n for k in range(6)],
          "%s: positions %r, expected the rotation" % (r["policy"], got_pos))
 need(doc.get("rounds") == 6, "rounds %r, expected 6" % doc.get("rounds"))
+# round k's policies all ran pinned to the same CPU, and the CPU moves on
+# from round to round (isobench places them: a policy must not be
+# measured on a CPU of its own)
+cpus = []
+for k in range(6):
+    at = {r["policy"]: r["per_round"][k].get("cpu") for r in doc["results"]}
+    need(len(set(at.values())) == 1 and all(isinstance(c, int) and c >= 0 for c in at.values()),
+         "round %d: policies pinned to different CPUs: %r" % (k, at))
+    cpus.append(next(iter(at.values())))
+    for r in doc["results"]:
+        pct = r["per_round"][k].get("on_cpu_pct")
+        need(isinstance(pct, (int, float)) and 0 <= pct <= 100,
+             "%s round %d: on_cpu_pct %r" % (r["policy"], k, pct))
+import os
+if len(os.sched_getaffinity(0)) > 1:
+    need(len(set(cpus)) > 1, "every round started on CPU %r" % cpus)
 need(isinstance(doc.get("ratios"), dict), "ratios missing")
 pr = doc.get("ratios_per_round")
 need(isinstance(pr, dict), "ratios_per_round missing")
