@@ -217,7 +217,10 @@ bool scx_poll(int64_t now_ns)
 {
 	bool was, changed = false;
 
-	if (scx.want == BACKEND_KERNEL_RT)
+	/* no sched_ext in this kernel (its sysfs directory comes with it
+	 * and cannot appear later): nothing to look at — every check would
+	 * walk a path to ENOENT (Debian 12's 6.1, this VM's 6.18) */
+	if (scx.want == BACKEND_KERNEL_RT || !atomic_load(&scx.has_sched_ext))
 		return false;
 	pthread_mutex_lock(&scx.mu);
 	was = atomic_load(&scx.active);
