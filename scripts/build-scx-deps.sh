@@ -13,7 +13,8 @@ out=${1:?usage: build-scx-deps.sh OUTDIR}
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
 tarball=${LINUX_SOURCE_TARBALL:-/usr/src/linux-source-6.12.tar.xz}
-vmlinux_xz=${SCX_VMLINUX_H_XZ:-/work/shared/kernels/vmlinux-6.12-scx.h.xz}
+# the shared/ folder beside the repository (as CI lays it out)
+vmlinux_xz=${SCX_VMLINUX_H_XZ:-$(realpath -m "$(dirname "$0")/../../shared/kernels/vmlinux-6.12-scx.h.xz")}
 clang=${BPF_CLANG:-clang-19}
 
 missing=

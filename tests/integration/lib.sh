@@ -64,7 +64,9 @@ start_isod() {
 	if [ "${ISOSCHED_TEST_CONFINED:-}" = unit ]; then
 		declare -F unit_confine_cmd >/dev/null ||
 			source "$SRC_ROOT/tests/integration/unit_confine.sh"
-		unit_confine_cmd "$ISO_TMP" ${STATE_DIR:+"$STATE_DIR"}
+		# ISOSCHED_TEST_RW_DIRS: more directories the confined isod
+		# may write (run-all.sh: the sanitizers' reports)
+		unit_confine_cmd "$ISO_TMP" ${STATE_DIR:+"$STATE_DIR"} ${ISOSCHED_TEST_RW_DIRS:-}
 		confine=("${UNIT_CONFINE[@]}")
 	fi
 	"${confine[@]}" "$ISOD" --socket "$ISOSCHED_SOCKET" --state-file "$ISO_TMP/isod.state" \
