@@ -10,9 +10,9 @@
 #            gcc (-O2, BPF): unit, preload, bench, install, the long
 #              hardening tests; the 'timing' tests confined as the unit;
 #              the unit tests under valgrind;
-#            ASan/UBSan (BPF): the daemon, escape, hardening and rtkit
-#              suites with isod confined exactly as packaging/isod.service.in
-#              says, in one pass.
+#            ASan/UBSan (BPF): the unit tests, and the daemon, escape,
+#              hardening and rtkit suites with isod confined exactly as
+#              packaging/isod.service.in says, in one pass.
 #   guests — what runs in QEMU (TCG: one host CPU each) and the builds no
 #            host test needs: the clang build, the fuzzers, the daemon and
 #            escape suites on Debian 12's 6.1 kernel, scx_iso on 6.12, the
@@ -71,7 +71,8 @@ guests_lane() {
 	# time), its tests and isod's on the 6.12 test kernel
 	local scx_deps=${ISOSCHED_SCX_DEPS:-$src/build-scx-deps} rc
 	echo "=== scx_iso dependencies"
-	timed "scx dependencies" bash scripts/build-scx-deps.sh "$scx_deps" >"$(new_log scx-deps)" 2>&1
+	new_log scx-deps
+	timed "scx dependencies" bash scripts/build-scx-deps.sh "$scx_deps" >"$RUN_LOG" 2>&1
 	rc=$?
 	case $rc in
 	0)
@@ -82,7 +83,7 @@ guests_lane() {
 		fi
 		;;
 	77) unavailable "scx_iso on 6.12 under QEMU" "scripts/build-scx-deps.sh: dependencies missing (scripts/install-deps.sh --scx)";;
-	*) echo "=== FAILED: scripts/build-scx-deps.sh $scx_deps"; note "FAILED: scx dependencies"; failed=$((failed + 1));;
+	*) tail -n 40 "$RUN_LOG"; echo "=== FAILED: scripts/build-scx-deps.sh $scx_deps"; note "FAILED: scx dependencies"; failed=$((failed + 1));;
 	esac
 
 	# The installed product (tests/system): the .debs built with
@@ -91,7 +92,8 @@ guests_lane() {
 	# /var/cache/isosched-test: ~3 min the first time), booted with
 	# systemd under QEMU on Debian 12's kernel series
 	echo "=== Debian packages (dpkg-buildpackage, lintian)"
-	timed "Debian packages" bash tests/system/build-debs.sh "$out/debs" >"$(new_log debs)" 2>&1
+	new_log debs
+	timed "Debian packages" bash tests/system/build-debs.sh "$out/debs" >"$RUN_LOG" 2>&1
 	rc=$?
 	case $rc in
 	0)
@@ -100,7 +102,8 @@ guests_lane() {
 			bash tests/system/run.sh "$out/debs"
 		;;
 	77) unavailable "Debian packages and the system test" "cannot build Debian packages (scripts/install-deps.sh)";;
-	*) echo "=== FAILED: tests/system/build-debs.sh (log: $out/debs/build.log, $out/debs/lintian.log)"
+	*) tail -n 40 "$RUN_LOG"
+	   echo "=== FAILED: tests/system/build-debs.sh (log: $out/debs/build.log, $out/debs/lintian.log)"
 	   note "FAILED: Debian packages"
 	   failed=$((failed + 1));;
 	esac
@@ -114,7 +117,7 @@ kernel61_suite() {
 		return
 	fi
 	local log rc why name="daemon and escape suites on the 6.1 kernel under QEMU"
-	log=$(new_log kernel61)
+	new_log kernel61; log=$RUN_LOG
 	echo "=== $name"
 	timed "$name" bash tests/kernel61/run.sh "$1" >"$log" 2>&1
 	rc=$?
@@ -175,8 +178,8 @@ if step "ASan/UBSan build (-Dbpf=enabled)" meson setup "$out/asan" -Dwerror=true
 	ISOSCHED_TEST_RW_DIRS=$san \
 	UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1:log_path=$san/ubsan \
 	ASAN_OPTIONS=detect_leaks=1:log_path=$san/asan \
-		mtest "daemon, escape, hardening and rtkit tests: ASan/UBSan, isod confined as the unit" \
-		"$out/asan" --setup unit --suite daemon --suite escape --suite hardening --suite rtkit \
+		mtest "unit, daemon, escape, hardening and rtkit tests: ASan/UBSan, isod confined as the unit" \
+		"$out/asan" --setup unit --suite unit --suite daemon --suite escape --suite hardening --suite rtkit \
 		--no-suite timing --no-suite long
 	echo "=== sanitizer reports"
 	if [ -n "$(ls -A "$san")" ]; then

@@ -42,11 +42,11 @@ timed() {
 	return $rc
 }
 
-# new_log LABEL: a fresh log file for one runner's output (path on stdout)
+# new_log LABEL: RUN_LOG, a fresh log file for one runner's output
 RUN_LOG_SEQ=0
 new_log() {
 	RUN_LOG_SEQ=$((RUN_LOG_SEQ + 1))
-	echo "$RUN_LOGS/$RUN_LANE-$(printf %02d $RUN_LOG_SEQ)-${1//[^A-Za-z0-9_.-]/_}.log"
+	printf -v RUN_LOG '%s/%s-%02d-%s.log' "$RUN_LOGS" "$RUN_LANE" "$RUN_LOG_SEQ" "${1//[^A-Za-z0-9_.-]/_}"
 }
 
 # step NAME CMD...: run quietly, timed; on failure show the output's tail
@@ -55,7 +55,7 @@ step() {
 	local name=$1 log
 	shift
 	echo "=== $name"
-	log=$(new_log "$name")
+	new_log "$name"; log=$RUN_LOG
 	if ! timed "$name" "$@" >"$log" 2>&1; then
 		tail -n 60 "$log"
 		echo "=== FAILED: $name: $*"
@@ -98,7 +98,7 @@ count_meson() {
 mtest() {
 	local name=$1 dir=$2 log base
 	shift 2
-	log=$(new_log "$name")
+	new_log "$name"; log=$RUN_LOG
 	base=$(basename "$log" .log)
 	echo "=== $name"
 	timed "$name" meson test -C "$dir" --no-rebuild --print-errorlogs --logbase "$base" "$@" >"$log" 2>&1
@@ -118,7 +118,7 @@ mtest() {
 guest_tests() {
 	local tag=$1 name=$2 log rc res why
 	shift 2
-	log=$(new_log "$name")
+	new_log "$name"; log=$RUN_LOG
 	echo "=== $name"
 	timed "$name" "$@" >"$log" 2>&1
 	rc=$?

@@ -95,11 +95,13 @@ wait_sum 0 || fail "exited threads still counted: $(filter_state "$@")"
 
 # and the kernel still sees a thread granted after all that: one ISO
 # FIFO spinner per CPU is a runaway, demoted on what the program counted
+# (a file of its own: the shell truncates a reused one in the child, after
+# the parent may have read the first spinner's "ready" in it)
 "${AS_NOBODY[@]}" "$SPIN" --threads "$(nproc)" --seconds $((12 * TIME_SCALE)) \
-	--idle-after $((20 * TIME_SCALE)) --iso fifo --prio 30 >"$out" &
+	--idle-after $((20 * TIME_SCALE)) --iso fifo --prio 30 >"$out.runaway" &
 ISO_CHILDREN+=($!)
-for _ in $(seq 100); do grep -q ready "$out" && break; sleep 0.05; done
-first=$(awk '/^tid/{print $2; exit}' "$out")
+for _ in $(seq 100); do grep -q ready "$out.runaway" && break; sleep 0.05; done
+first=$(awk '/^tid/{print $2; exit}' "$out.runaway")
 [ -n "$first" ] || fail "runaway spinners did not start"
 [ "$(filter_state | cut -d' ' -f1)" = "$(nproc)" ] || fail "the runaway's threads not all counted: $(filter_state)"
 poll_policy "$first" 0 90 || fail "runaway $first never demoted"
