@@ -13,10 +13,10 @@
 #            ASan/UBSan (BPF): the unit tests, and the daemon, escape,
 #              hardening and rtkit suites with isod confined exactly as
 #              packaging/isod.service.in says, in one pass.
-#   guests — what runs in QEMU (TCG: one host CPU each) and the builds no
-#            host test needs: the clang build, the fuzzers, the daemon and
-#            escape suites on Debian 12's 6.1 kernel, scx_iso on 6.12, the
-#            .debs on a booted Debian 12.
+#            then the fuzzers, 60 s each.
+#   guests — what runs in QEMU (TCG: one host CPU each), longest first, and
+#            the clang build: the daemon and escape suites on Debian 12's
+#            6.1 kernel, the .debs on a booted Debian 12, scx_iso on 6.12.
 # At the end: a table of each step's wall time and the ten slowest tests,
 # then the closing "N passed, N failed, N skipped" line. Under CI=true a
 # suite that cannot run (a kernel image or package missing) is a failure.
@@ -36,6 +36,7 @@ t_all=$(date +%s)
 
 # ---- the guests' lane (background; its output is printed at the end) ----
 guests_lane() {
+	local rc scx_deps=${ISOSCHED_SCX_DEPS:-$src/build-scx-deps}
 	RUN_LANE=guests
 	passed=0 failed=0 skipped=0 RUN_NOTES=()
 
@@ -45,46 +46,10 @@ guests_lane() {
 		passed=$((passed + 1))
 	fi
 
-	# libFuzzer: the request parser + dispatcher and the input parsers,
-	# each for a bounded time from the seed corpus (copied: the repo
-	# stays clean)
-	local fuzz_secs=${ISOSCHED_FUZZ_SECONDS:-60} t
-	if step "fuzz build (clang, libFuzzer)" env CC=clang meson setup "$out/fuzz" -Dfuzz=true \
-		-Dwerror=true -Db_lundef=false &&
-	   step "fuzz compile" ninja -C "$out/fuzz" tests/fuzz/fuzz_proto tests/fuzz/fuzz_input tests/fuzz/fuzz_rtkit; then
-		for t in proto input rtkit; do
-			mkdir -p "$out/corpus-$t"
-			cp "$src/tests/fuzz/corpus/$t/"* "$out/corpus-$t/"
-			step "fuzz $t for ${fuzz_secs}s" "$out/fuzz/tests/fuzz/fuzz_$t" \
-				-max_total_time="$fuzz_secs" -max_len=20000 -print_final_stats=1 "$out/corpus-$t" &&
-				passed=$((passed + 1))
-		done
-	fi
-
 	# Debian 12's kernel series (6.1: no PIDFD_THREAD, no sched_ext, no
 	# fair server): the daemon and escape suites on the gcc build
 	# (tests/kernel61/run.sh; docs/kernel61.md)
 	kernel61_suite "$out/gcc"
-
-	# sched_ext backend (docs/scx.md): scx_iso built against the Debian
-	# linux-source-6.12 tree (deps cached outside $out: ~30 s the first
-	# time), its tests and isod's on the 6.12 test kernel
-	local scx_deps=${ISOSCHED_SCX_DEPS:-$src/build-scx-deps} rc
-	echo "=== scx_iso dependencies"
-	new_log scx-deps
-	timed "scx dependencies" bash scripts/build-scx-deps.sh "$scx_deps" >"$RUN_LOG" 2>&1
-	rc=$?
-	case $rc in
-	0)
-		if step "scx build (-Dscx=enabled)" meson setup "$out/scx" -Dwerror=true -Dtests=enabled \
-			-Dscx=enabled -Dscx_deps="$scx_deps" &&
-		   step "scx compile" ninja -C "$out/scx"; then
-			guest_tests scx "scx_iso on 6.12 under QEMU" bash tests/scx/run.sh "$out/scx"
-		fi
-		;;
-	77) unavailable "scx_iso on 6.12 under QEMU" "scripts/build-scx-deps.sh: dependencies missing (scripts/install-deps.sh --scx)";;
-	*) tail -n 40 "$RUN_LOG"; echo "=== FAILED: scripts/build-scx-deps.sh $scx_deps"; note "FAILED: scx dependencies"; failed=$((failed + 1));;
-	esac
 
 	# The installed product (tests/system): the .debs built with
 	# dpkg-buildpackage and checked by lintian, installed into a Debian 12
@@ -107,6 +72,26 @@ guests_lane() {
 	   note "FAILED: Debian packages"
 	   failed=$((failed + 1));;
 	esac
+
+	# sched_ext backend (docs/scx.md): scx_iso built against the Debian
+	# linux-source-6.12 tree (deps cached outside $out: ~30 s the first
+	# time), its tests and isod's on the 6.12 test kernel
+	echo "=== scx_iso dependencies"
+	new_log scx-deps
+	timed "scx dependencies" bash scripts/build-scx-deps.sh "$scx_deps" >"$RUN_LOG" 2>&1
+	rc=$?
+	case $rc in
+	0)
+		if step "scx build (-Dscx=enabled)" meson setup "$out/scx" -Dwerror=true -Dtests=enabled \
+			-Dscx=enabled -Dscx_deps="$scx_deps" &&
+		   step "scx compile" ninja -C "$out/scx"; then
+			guest_tests scx "scx_iso on 6.12 under QEMU" bash tests/scx/run.sh "$out/scx"
+		fi
+		;;
+	77) unavailable "scx_iso on 6.12 under QEMU" "scripts/build-scx-deps.sh: dependencies missing (scripts/install-deps.sh --scx)";;
+	*) tail -n 40 "$RUN_LOG"; echo "=== FAILED: scripts/build-scx-deps.sh $scx_deps"; note "FAILED: scx dependencies"; failed=$((failed + 1));;
+	esac
+
 	save_counts "$out/guests.counts"
 }
 
@@ -132,6 +117,24 @@ kernel61_suite() {
 	if [ "$rc" != 0 ] && ! grep -qE '^(Fail|Timeout): +[1-9]' "$log"; then
 		failed=$((failed + 1))
 		note "FAILED: $name: exit $rc"
+	fi
+}
+
+# the fuzzers (clang libFuzzer): the request parser + dispatcher and the
+# input parsers, each for a bounded time from the seed corpus (copied: the
+# repo stays clean)
+fuzz_all() {
+	local fuzz_secs=${ISOSCHED_FUZZ_SECONDS:-60} t
+	if step "fuzz build (clang, libFuzzer)" env CC=clang meson setup "$out/fuzz" -Dfuzz=true \
+		-Dwerror=true -Db_lundef=false &&
+	   step "fuzz compile" ninja -C "$out/fuzz" tests/fuzz/fuzz_proto tests/fuzz/fuzz_input tests/fuzz/fuzz_rtkit; then
+		for t in proto input rtkit; do
+			mkdir -p "$out/corpus-$t"
+			cp "$src/tests/fuzz/corpus/$t/"* "$out/corpus-$t/"
+			step "fuzz $t for ${fuzz_secs}s" "$out/fuzz/tests/fuzz/fuzz_$t" \
+				-max_total_time="$fuzz_secs" -max_len=20000 -print_final_stats=1 "$out/corpus-$t" &&
+				passed=$((passed + 1))
+		done
 	fi
 }
 
@@ -192,6 +195,8 @@ if step "ASan/UBSan build (-Dbpf=enabled)" meson setup "$out/asan" -Dwerror=true
 		passed=$((passed + 1))
 	fi
 fi
+
+fuzz_all
 
 echo "=== waiting for the guests' lane"
 wait "$guests_pid"
