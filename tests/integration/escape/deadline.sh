@@ -6,7 +6,9 @@
 # RR. Root makes a nobody thread SCHED_DEADLINE (10 % of a CPU); isod —
 # the start-up sweep, the audit, or the BPF program's report — must demote
 # it within the audit interval with its stray line, even with a hard
-# RLIMIT_RTPRIO of 99 (which allows FIFO/RR, never DEADLINE).
+# RLIMIT_RTPRIO of 99 (which allows FIFO/RR, never DEADLINE). And a
+# thread isod tracks, made DEADLINE behind its back, is put back to its
+# grant (isod_verify) or demoted — never left DEADLINE.
 source "$SRC_ROOT/tests/integration/lib.sh"
 source "$SRC_ROOT/tests/integration/escape/elib.sh"
 need_root
@@ -32,4 +34,28 @@ for hard in $hards; do
 		fail "hard $hard: isod did not log the DEADLINE stray $pid: $(grep -i stray "$ISO_TMP/isod.log")"
 	audit_ok "after a DEADLINE stray (hard RLIMIT_RTPRIO $hard)"
 done
+
+out=$ISO_TMP/dl-tracked.out
+"${NOBODY[@]}" "$RTTOOL" lower 6 fifo 81 stay >"$out" 2>&1 &
+ISO_CHILDREN+=($!)
+wait_for "$out" '^lowered ' || fail "tracked: the client did not run: $(cat "$out")"
+tid=$(field "$out" granted tid)
+gp=$(awk '$1 == "granted" { print $6 }' "$out")
+for _ in $(seq 30); do [ "$(kernel_sched "$tid")" = "1 $gp" ] && break; sleep 0.1; done
+chrt --deadline --sched-runtime 1000000 --sched-deadline 10000000 \
+	--sched-period 10000000 -p 0 "$tid" || fail "tracked: cannot make $tid SCHED_DEADLINE"
+log "tracked: thread $tid made $(kernel_sched "$tid")"
+ok=
+for _ in $(seq 30); do
+	s=$(kernel_sched "$tid") || fail "tracked: thread $tid gone"
+	case "$s" in
+	"1 $gp") ok="put back"; break;;
+	0\ *) ok="demoted"; break;;
+	esac
+	sleep 0.1
+done
+[ -n "$ok" ] || fail "tracked: thread $tid left $s (its grant: FIFO $gp)"
+log "tracked: isod's answer: $ok ($s)"
+[ "$ok" = demoted ] || tracked_tids | grep -qx "$tid" || fail "tracked: thread $tid RT again but not tracked"
+audit_ok "after a tracked thread was made DEADLINE"
 echo PASS
