@@ -112,7 +112,7 @@ int accounting_choose(const struct isod_config *cfg, const struct accounting **o
 #ifdef ISOD_HAVE_BPF
 		*out = &accounting_bpf;
 #endif
-		log_info("accounting bpf: run time and band strays counted in the kernel (sched_switch)");
+		log_info("accounting bpf: run time and strays counted in the kernel (sched_switch)");
 		return 0;
 	}
 	if (cfg->accounting == ACCOUNTING_BPF) {

@@ -4,8 +4,8 @@
  *  proc  /proc/PID/task/TID/schedstat through the task table's identity
  *        handle (accounting_proc.c).
  *  bpf   a sched_switch program counts the tracked threads' run time in
- *        the kernel, and what runs in the band untracked (strays, on a
- *        ring buffer) (accounting_bpf.c, bpf/acct.bpf.c); built with
+ *        the kernel, and users' threads that run as kernel RT untracked
+ *        (strays, on a ring buffer) (accounting_bpf.c, bpf/acct.bpf.c); built with
  *        meson -Dbpf, loaded when the kernel and privileges allow.
  *
  * accounting_choose (isod_init) picks one from the accounting setting

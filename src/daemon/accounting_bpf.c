@@ -47,7 +47,6 @@ static struct acct_cpu *cpu_buf; /* one per possible CPU: a per-CPU map read */
 static struct acct_thread *threads;
 static size_t n_threads, threads_len;
 static int ncpus;
-static int band_lo, band_hi;
 
 /* Whom the ring buffer's callbacks (fixed when rb is made) hand a stray
  * or lineage report to: set by acct_bpf_take_reports for the length of
@@ -335,8 +334,6 @@ int acct_bpf_load(const struct isod_config *cfg, char *why, size_t cap)
 		snprintf(why, cap, "cannot set up its ring buffer or per-CPU map");
 		goto fail;
 	}
-	band_lo = cfg->band.lo;
-	band_hi = cfg->band.hi;
 	acct_bpf_report_strays(cfg->sweep_orphans && !cfg->dry_run);
 	acct_bpf_report_forks(cfg->inherit);
 	return 0;
@@ -374,9 +371,9 @@ static int take_one(void *ctx, void *data, size_t size)
 	if (size < sizeof(s))
 		return 0;
 	memcpy(&s, data, sizeof(s));
-	if (!acct_stray_valid(&s, band_lo, band_hi)) {
-		log_debug("BPF accounting: a stray report that cannot be right (tid %u, prio %u)",
-			  s.tid, s.prio);
+	if (!acct_stray_valid(&s)) {
+		log_debug("BPF accounting: a stray report that cannot be right (tid %u, policy %u, prio %u)",
+			  s.tid, s.policy, s.prio);
 		return 0;
 	}
 	t->fn(t->ctx, &s);

@@ -1,5 +1,6 @@
 /* accounting_bpf.h — the BPF accounting's life and its extras beyond
- * struct accounting: the kernel's stray reports and the band's time.
+ * struct accounting: the kernel's stray reports (users' RT threads at any
+ * priority) and the band's time.
  * Built with meson -Dbpf (ISOD_HAVE_BPF); without it acct_bpf_load says
  * so (-EOPNOTSUPP) and the rest do nothing (accounting.c).
  * One program per isod: the state is the file's (accounting_bpf.c).

@@ -6,6 +6,9 @@
 #include <stdlib.h>
 #include <strings.h>
 
+#include "iso_rule.h"
+#include "iso_sched_abi.h"
+
 /* The largest thread id Linux hands out (PID_MAX_LIMIT, 2^22). */
 #define TID_MAX 4194304u
 
@@ -98,11 +101,15 @@ void acct_offcpu_resumed(struct iso_offcpu *off, uint64_t off_ns, uint64_t now, 
 		}
 }
 
-bool acct_stray_valid(const struct acct_stray *s, int band_lo, int band_hi)
+bool acct_stray_valid(const struct acct_stray *s)
 {
+	bool prio_ok = s->policy == ISO_KSCHED_DEADLINE
+			       ? s->prio == 0
+			       : s->prio >= ISO_KPRIO_MIN && s->prio <= ISO_KPRIO_MAX;
+
 	return s->tid >= 1 && s->tid <= TID_MAX && s->tgid >= 1 && s->tgid <= TID_MAX &&
-	       band_lo >= 1 && s->prio >= (unsigned)band_lo && s->prio <= (unsigned)band_hi &&
-	       s->uid != 0 && s->uid != (uint32_t)-1;
+	       s->policy <= ISO_KSCHED_EXT && iso_rule_kernel_rt((int)s->policy, (int)s->prio) &&
+	       prio_ok && s->uid != 0 && s->uid != (uint32_t)-1;
 }
 
 bool acct_lineage_valid(const struct acct_lineage *l)

@@ -61,8 +61,9 @@ bool acct_thread_copy(const struct acct_thread *src, uint32_t tid, struct acct_t
 void acct_thread_reset(struct acct_thread *a, uint32_t tid, uint64_t tracked_ns);
 
 /* Is a ring buffer record a stray worth looking at: ids of a real
- * thread, a priority inside the band [lo, hi], a user's uid? */
-bool acct_stray_valid(const struct acct_stray *s, int band_lo, int band_hi);
+ * thread, a user's uid, and kernel RT as the rule says (iso_rule.h):
+ * FIFO or RR at a priority 1..99, or DEADLINE (priority 0)? */
+bool acct_stray_valid(const struct acct_stray *s);
 
 /* Is a "lineage" record one isod can act on: a known kind, real
  * threads' ids (a fork's child is a new process: its own tgid)? */

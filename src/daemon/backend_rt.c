@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "backend_scx.h"
+#include "iso_rule.h"
 #include "iso_sched_abi.h"
 
 static int setattr(pid_t tid, struct iso_sched_attr *a)
@@ -83,8 +84,8 @@ static int rt_demote(pid_t tid)
 
 static bool rt_placed_as(const struct backend_grant *g, bool demoted, int policy, int prio)
 {
-	if (demoted) /* any policy but kernel RT will do */
-		return policy != ISO_KSCHED_FIFO && policy != ISO_KSCHED_RR;
+	if (demoted) /* any policy but kernel RT (DEADLINE too: iso_rule.h) will do */
+		return !iso_rule_kernel_rt(policy, prio);
 	return policy == (g->fifo ? ISO_KSCHED_FIFO : ISO_KSCHED_RR) && prio == g->kprio;
 }
 

@@ -12,6 +12,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "iso_rule.h"
 #include "iso_sched_abi.h"
 #include "log.h"
 #include "../scx/scx_iso.h"
@@ -431,16 +432,21 @@ static int scx_query(pid_t tid, struct backend_thread *o)
 	return 0;
 }
 
-/* Whether a thread runs as ISO at a moment is scx_iso's call, per CPU:
- * there is nothing of isod's to compare. */
+/* Whether a thread runs as ISO at a moment is scx_iso's call, per CPU;
+ * but a tracked thread is never kernel RT here (iso_rule.h) unless as
+ * scx_grant's fallback placed it (scx_iso gone): else isod_verify puts
+ * its decision back. */
+static bool scx_placed_as(const struct backend_grant *g, bool demoted, int policy, int prio)
+{
+	return !iso_rule_kernel_rt(policy, prio) ||
+	       (!demoted && backend_kernel_rt.placed_as(g, false, policy, prio));
+}
+
 static bool scx_placed(pid_t tid, const struct backend_grant *g, bool demoted,
 		       struct backend_thread *now)
 {
-	(void)tid;
-	(void)g;
-	(void)demoted;
-	(void)now;
-	return true;
+	return backend_kernel_rt.query(tid, now) < 0 || /* gone: the sampler sees it */
+	       scx_placed_as(g, demoted, now->policy, now->prio);
 }
 
 const struct backend backend_scx = {
@@ -450,5 +456,6 @@ const struct backend backend_scx = {
 	.demote = scx_demote,
 	.query = scx_query,
 	.placed = scx_placed,
+	.placed_as = scx_placed_as,
 	.tune = scx_tune,
 };

@@ -195,11 +195,11 @@ static const struct config_key keys[] = {
 	  "--allow-groups LIST", "only members of these groups (e.g. audio)" },
 	{ "sweep_orphans", "sweep-orphans", KEY_BOOL, FIELD(sweep_orphans), 0, 0, true,
 	  "sweep_orphans must be yes or no",
-	  "--sweep-orphans yes|no", "police strays machine-wide: demote band threads\n"
-	  "of users that isod does not track, at start-up\nand every audit interval (default yes)" },
+	  "--sweep-orphans yes|no", "police strays machine-wide: demote users' threads\n"
+	  "kernel RT at any priority (or DEADLINE) that isod\ndoes not track, at start-up and every audit\ninterval (default yes)" },
 	{ "audit_interval", "audit-interval", KEY_UINT, FIELD(audit_interval), 0, 3600, true,
 	  "audit_interval must be from 0 (off) to 3600 seconds",
-	  "--audit-interval SEC", "seconds between audits of the band, 0..3600\n"
+	  "--audit-interval SEC", "seconds between audits for strays, 0..3600\n"
 	  "(default 10; 0: only at start-up)" },
 	{ "log_level", "log-level", KEY_LOG_LEVEL, FIELD(log_level), 0, 0, true,
 	  "log_level must be error, warning, info or debug",

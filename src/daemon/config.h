@@ -35,7 +35,7 @@ struct isod_config {
 	enum iso_scope scope;
 	bool inherit;              /* adopt children of ISO threads */
 	bool sweep_orphans;        /* police strays machine-wide: start-up sweep, audit (strays.h) */
-	unsigned audit_interval;   /* seconds between audits of the band; 0: none */
+	unsigned audit_interval;   /* seconds between stray audits; 0: none */
 	unsigned max_threads_per_user;
 	unsigned max_threads;      /* all users together */
 	unsigned max_limit;        /* highest own limit a non-root task may set; 0: iso_cpu */

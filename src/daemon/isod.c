@@ -332,8 +332,8 @@ int main(int argc, char **argv)
 	if (r < 0 && r != -ENOENT && r != -EBADMSG)
 		log_warning_errno(r, "cannot read state file %s", cfg.state_path);
 	pthread_mutex_unlock(&d.lock);
-	/* whatever the record said: band threads it did not account for are
-	 * lost grants (a missing, damaged or stale file) or other strays */
+	/* whatever the record said: users' RT threads it did not account for
+	 * are lost grants (a missing, damaged or stale file) or other strays */
 	if (cfg.sweep_orphans && !cfg.dry_run)
 		(void)strays_sweep(&d);
 	atomic_store(&d.state_dirty, true);

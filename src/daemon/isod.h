@@ -46,7 +46,7 @@ struct isod {
 	/* processes that lost a tracked thread (strays.h), under lock */
 	pid_t lost_pids[32];
 	unsigned n_lost;
-	bool lost_overflow;        /* more than fit: audit the whole band */
+	bool lost_overflow;        /* more than fit: audit the whole machine */
 	int64_t next_audit_ns, next_verify_ns; /* server thread only */
 	unsigned verify_count;                 /* server thread only */
 	int64_t verified_ns;                   /* the last policy check began after this; server thread only */

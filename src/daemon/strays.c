@@ -1,4 +1,5 @@
-/* strays.c — find and demote band threads isod does not police. */
+/* strays.c — find and demote the kernel RT threads of users that isod
+ * does not police (iso_rule.h). */
 #include "strays.h"
 
 #include <dirent.h>
@@ -15,6 +16,7 @@
 #include "forkwatch.h"
 #include "grants.h"
 #include "iso_plan.h"
+#include "iso_rule.h"
 #include "log.h"
 #include "police.h"
 #include "procinfo.h"
@@ -35,29 +37,19 @@ static bool parse_id(const char *name, pid_t *out)
 	return true;
 }
 
-static bool in_band(const struct isod *d, int policy, int prio)
+/* Phase 1, no lock: is tid kernel RT at all (FIFO or RR at any priority,
+ * or DEADLINE: iso_rule_kernel_rt)? One system call per thread. Measured
+ * once on the 2-CPU test VM (about 140 threads, a loaded machine, 30
+ * runs): the whole machine's scan took 1.1 ms best / 2.5 ms mean asking
+ * the kernel (sched_getscheduler, then sched_getparam for an RT thread),
+ * and 2.0 ms best / 4.6 ms mean reading each thread's /proc/TID/stat for
+ * the same two fields instead (open, read, close, and the kernel
+ * formatting 52 fields); the priority is no longer needed here. */
+static bool maybe_stray(pid_t tid)
 {
-	return (policy == SCHED_FIFO || policy == SCHED_RR) &&
-	       prio >= d->cfg.band.lo && prio <= d->cfg.band.hi;
-}
-
-/* Phase 1, no lock: is tid kernel RT in the band? Two system calls for an
- * RT thread, one for the rest. Measured once on the 2-CPU test VM (about
- * 140 threads, a loaded machine, 30 runs): the whole machine's scan took
- * 1.1 ms best / 2.5 ms mean this way, and 2.0 ms best / 4.6 ms mean
- * reading each thread's /proc/TID/stat for the same two fields instead
- * (open, read, close, and the kernel formatting 52 fields). */
-static bool maybe_stray(const struct isod *d, pid_t tid)
-{
-	struct sched_param sp;
 	int policy = sched_getscheduler(tid);
 
-	if (policy < 0)
-		return false;
-	policy &= ~SCHED_RESET_ON_FORK;
-	if (policy != SCHED_FIFO && policy != SCHED_RR)
-		return false;
-	return sched_getparam(tid, &sp) == 0 && in_band(d, policy, sp.sched_priority);
+	return policy >= 0 && iso_rule_kernel_rt(policy, 0);
 }
 
 static void read_comm(const char *proc, pid_t pid, pid_t tid, char *buf, size_t cap)
@@ -80,13 +72,15 @@ static void read_comm(const char *proc, pid_t pid, pid_t tid, char *buf, size_t 
 			*c = '?'; /* the comm is the user's: no control bytes in the log */
 }
 
-/* Phase 2, under d->lock: tid was RT in the band a moment ago. Pin it,
- * look again, and demote it if it is a stray. 1 when demoted. */
+/* Phase 2, under d->lock: tid was kernel RT a moment ago. Pin it, look
+ * again, and demote it if the rule says it is a stray (iso_rule_judge).
+ * 1 when demoted. */
 static int police(struct isod *d, pid_t pid, pid_t tid)
 {
 	struct tracked pin;
 	struct thread_status st;
 	struct rt_limits lim;
+	struct iso_rule_thread rt;
 	char comm[32];
 	int policy, prio, nice, r = 0;
 
@@ -95,14 +89,23 @@ static int police(struct isod *d, pid_t pid, pid_t tid)
 	memset(&pin, 0, sizeof(pin));
 	if (tasks_open(d->proc, pid, tid, &pin) < 0)
 		return 0; /* gone */
-	if (actuator_query(tid, &policy, &prio, &nice) < 0 || !in_band(d, policy, prio) ||
-	    read_thread_status(d->proc, tid, &st) < 0 || st.tgid != pid ||
-	    (st.ruid == 0 && st.euid == 0))
+	if (actuator_query(tid, &policy, &prio, &nice) < 0 || !iso_rule_kernel_rt(policy, prio) ||
+	    read_thread_status(d->proc, tid, &st) < 0 || st.tgid != pid)
 		goto out;
-	if (read_rt_limits(d->proc, pid, &lim) == 0 && lim.rtprio_hard >= (unsigned)prio) {
-		log_debug("thread %d (process %d, uid %u) is kernel RT %d in the band, allowed by its hard RLIMIT_RTPRIO %u: the administrator's, left alone",
-			  (int)tid, (int)pid, (unsigned)(st.ruid ? st.ruid : st.euid), prio,
-			  lim.rtprio_hard);
+	rt = (struct iso_rule_thread){ .policy = policy, .prio = prio, .ruid = st.ruid,
+				       .euid = st.euid };
+	/* no limits read: no exemption (and root's is judged before them) */
+	if (read_rt_limits(d->proc, pid, &lim) == 0)
+		rt.rtprio_hard = lim.rtprio_hard;
+	switch (iso_rule_judge(&rt)) {
+	case ISO_RULE_STRAY:
+		break;
+	case ISO_RULE_RTPRIO:
+		log_debug("thread %d (process %d, uid %u) is kernel %s %d, allowed by its hard RLIMIT_RTPRIO %u: the administrator's, left alone",
+			  (int)tid, (int)pid, (unsigned)(st.ruid ? st.ruid : st.euid),
+			  iso_rule_policy_name(policy), prio, lim.rtprio_hard);
+		goto out;
+	default:
 		goto out;
 	}
 	/* still the pinned thread: what we read was its */
@@ -111,9 +114,9 @@ static int police(struct isod *d, pid_t pid, pid_t tid)
 	read_comm(d->proc, pid, tid, comm, sizeof(comm));
 	r = actuator_demote(backend_current(), tid);
 	if (r == 0) {
-		log_warning("stray: thread %d (process %d, uid %u, comm %s) was kernel %s %d in the band with no isod record: demoted to SCHED_OTHER",
+		log_warning("stray: thread %d (process %d, uid %u, comm %s) was kernel %s %d with no isod record: demoted to SCHED_OTHER",
 			    (int)tid, (int)pid, (unsigned)(st.ruid ? st.ruid : st.euid), comm,
-			    policy == SCHED_FIFO ? "SCHED_FIFO" : "SCHED_RR", prio);
+			    iso_rule_policy_name(policy), prio);
 		events_add(&d->events, ISO_EVENT_STRAY, tid, pid, st.ruid ? st.ruid : st.euid, prio);
 		r = 1;
 	} else {
@@ -140,7 +143,7 @@ int strays_check_process(struct isod *d, pid_t pid)
 	while ((de = readdir(dir))) {
 		pid_t tid;
 
-		if (!parse_id(de->d_name, &tid) || !maybe_stray(d, tid))
+		if (!parse_id(de->d_name, &tid) || !maybe_stray(tid))
 			continue;
 		pthread_mutex_lock(&d->lock);
 		n += police(d, pid, tid);
@@ -166,7 +169,7 @@ int strays_sweep(struct isod *d)
 	}
 	closedir(dir);
 	if (n)
-		log_warning("demoted %d stray band thread%s isod did not police", n, n == 1 ? "" : "s");
+		log_warning("demoted %d stray RT thread%s isod did not police", n, n == 1 ? "" : "s");
 	return n;
 }
 
@@ -315,8 +318,8 @@ void strays_tick(struct isod *d, int64_t now_ns)
 		(void)strays_sweep(d);
 }
 
-/* How long the kernel stays quiet about a reported thread isod left alone
- * in the band: the default audit_interval. */
+/* How long the kernel stays quiet about a reported RT thread isod left
+ * alone: the default audit_interval. */
 #define STRAY_QUIET_S 10
 
 /* One stray report of the kernel's (strays_kernel). */
@@ -334,15 +337,15 @@ static void on_kernel_stray(void *ctx, const struct acct_stray *s)
 	 * pins the thread and checks everything under the lock */
 	int r;
 
-	if (!k->act || !maybe_stray(k->d, (pid_t)s->tid))
+	if (!k->act || !maybe_stray((pid_t)s->tid))
 		return;
 	pthread_mutex_lock(&k->d->lock);
 	r = police(k->d, (pid_t)s->tgid, (pid_t)s->tid);
 	pthread_mutex_unlock(&k->d->lock);
 	k->demoted += r;
-	/* still in the band and left alone (root's, RLIMIT_RTPRIO's, or
-	 * tracked by now): not worth a wakeup every second */
-	if (r == 0 && maybe_stray(k->d, (pid_t)s->tid))
+	/* still RT and left alone (root's, RLIMIT_RTPRIO's, or tracked by
+	 * now): not worth a wakeup every second */
+	if (r == 0 && maybe_stray((pid_t)s->tid))
 		acct_bpf_quiet((pid_t)s->tid, STRAY_QUIET_S);
 }
 

@@ -1,18 +1,24 @@
-/* strays.h — isod keeps the rule itself: no thread is kernel RT unless
- * isod polices it. A stray is a thread that is
+/* strays.h — isod keeps the rule itself: no thread of a user is kernel
+ * RT unless isod polices it. A stray (iso_rule.h, iso_rule_judge: the
+ * one definition) is a thread that is
  *
- *   - kernel SCHED_FIFO/RR at a priority inside the band,
+ *   - kernel SCHED_FIFO/RR at ANY priority 1..99, or SCHED_DEADLINE —
+ *     not only the band's: any RT thread may lower its own priority
+ *     without privilege, and an exec carries it on (issue 28),
  *   - of a user (real or effective uid not 0: root's own RT is root's),
  *   - not tracked by isod,
- *   - and not allowed there by its process's HARD RLIMIT_RTPRIO (the
- *     administrator's limits, e.g. limits.conf's "@audio - rtprio 95" or
- *     systemd's LimitRTPRIO=: left alone, said at debug level).
+ *   - and not allowed by its process's HARD RLIMIT_RTPRIO (FIFO/RR at
+ *     most that priority: the administrator's limits, e.g. limits.conf's
+ *     "@audio - rtprio 95" or systemd's LimitRTPRIO=: left alone, said at
+ *     debug level; never DEADLINE, which wants CAP_SYS_NICE).
  *
  * How one arises: a granted non-main thread execs (the program goes on
- * under the process id with the thread's policy, while isod's handle on
- * the old TID fails), isod's record was lost while it was down, or some
- * path nobody thought of. A stray is demoted to SCHED_OTHER (its nice
- * kept, RESET_ON_FORK) with one warning naming pid, tid, uid and comm.
+ * under the process id with the thread's policy — lowered below the band
+ * or switched to RR first, perhaps — while isod's handle on the old TID
+ * fails), isod's record was lost while it was down, a privileged helper
+ * made a user's thread RT or DEADLINE, or some path nobody thought of.
+ * A stray is demoted to SCHED_OTHER (its nice kept, RESET_ON_FORK) with
+ * one warning naming pid, tid, uid, comm, policy and priority.
  *
  * When isod looks:
  *   - the process of a tracked thread found gone (isod_forget queues it;
@@ -23,16 +29,16 @@
  *     it touches threads of every process (tests running several private
  *     isods turn it off).
  *   - with the BPF accounting (accounting = bpf), the kernel itself: any
- *     user thread switching in at a band priority that isod does not
- *     track is reported on a ring buffer the server thread polls
- *     (strays_kernel), so a stray is demoted within a loop round, not at
- *     the next audit.
+ *     user thread switching in as kernel RT (any priority, DEADLINE) that
+ *     isod does not track is reported on a ring buffer the server thread
+ *     polls (strays_kernel), so a stray is demoted within a loop round,
+ *     not at the next audit.
  * RLIMIT_RTTIME is no exemption: any user may set it (prlimit).
  *
  * Every scan runs on the server thread, never the enforcer, in two
  * phases: an unlocked pass over /proc asks the kernel each thread's policy
- * (one sched_getscheduler per thread), and only the rare RT threads in the
- * band are looked at again under d->lock (tracked?), pinned, checked and
+ * (one sched_getscheduler per thread), and only the rare kernel RT threads
+ * are looked at again under d->lock (tracked?), pinned, judged and
  * demoted.
  *
  * Return contract: the number of threads demoted, or a negative errno.
@@ -55,10 +61,10 @@ int strays_sweep(struct isod *d);
  * `isoctl run` relies on). */
 int strays_exec(struct isod *d, pid_t tgid);
 /* Server thread, every loop: check the processes isod_forget queued, and
- * when due audit the band (audit_interval) and verify the tracked threads'
+ * when due audit the machine (audit_interval) and verify the tracked threads'
  * kernel policy (isod_verify, every second). */
 void strays_tick(struct isod *d, int64_t now_ns);
-/* The BPF accounting saw threads switch in at a band priority that isod
+/* The BPF accounting saw users' threads switch in as kernel RT that isod
  * does not track (accounting_bpf.h): check and demote them, as a sweep
  * would, at once (only with sweep_orphans, like the sweeps). Server
  * thread, when the ring buffer is readable. */

@@ -130,7 +130,7 @@ assert_no_rt_left() {
 			[ -d "$t" ] || continue
 			pol=$(kernel_sched "${t##*/}" | cut -d' ' -f1)
 			case "$pol" in
-			1|2) fail "thread ${t##*/} of $p left real-time (policy $pol)";;
+			1|2|6) fail "thread ${t##*/} of $p left real-time (policy $pol)";;
 			esac
 		done
 	done

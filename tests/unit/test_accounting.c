@@ -231,33 +231,54 @@ static void test_offcpu_resumed(void **state)
 
 static void test_stray_record(void **state)
 {
-	struct acct_stray s = { .tid = 1234, .tgid = 1200, .uid = 65534, .prio = 65 };
+	struct acct_stray s = { .tid = 1234, .tgid = 1200, .uid = 65534, .prio = 65, .policy = 1 };
 
 	(void)state;
-	assert_true(acct_stray_valid(&s, 62, 72));
-	s.prio = 61;
-	assert_false(acct_stray_valid(&s, 62, 72));
-	s.prio = 73;
-	assert_false(acct_stray_valid(&s, 62, 72));
+	assert_true(acct_stray_valid(&s));
+	/* every RT priority, not only the band's (issue 28) */
+	s.prio = 1;
+	assert_true(acct_stray_valid(&s));
+	s.prio = 99;
+	assert_true(acct_stray_valid(&s));
+	s.prio = 0;
+	assert_false(acct_stray_valid(&s));
+	s.prio = 100;
+	assert_false(acct_stray_valid(&s));
+	s.prio = 9;
+	s.policy = 2; /* RR */
+	assert_true(acct_stray_valid(&s));
+	s.policy = 0; /* OTHER, BATCH, IDLE, EXT: not RT */
+	assert_false(acct_stray_valid(&s));
+	s.policy = 3;
+	assert_false(acct_stray_valid(&s));
+	s.policy = 5;
+	assert_false(acct_stray_valid(&s));
+	s.policy = 7;
+	assert_false(acct_stray_valid(&s));
+	s.policy = 0x40000001u; /* the program reports the bare policy */
+	assert_false(acct_stray_valid(&s));
+	/* DEADLINE: priority 0 */
+	s.policy = 6;
+	assert_false(acct_stray_valid(&s));
+	s.prio = 0;
+	assert_true(acct_stray_valid(&s));
+	s.policy = 1;
 	s.prio = 72;
-	assert_true(acct_stray_valid(&s, 62, 72));
+	assert_true(acct_stray_valid(&s));
 	s.uid = 0;
-	assert_false(acct_stray_valid(&s, 62, 72));
+	assert_false(acct_stray_valid(&s));
 	s.uid = (uint32_t)-1;
-	assert_false(acct_stray_valid(&s, 62, 72));
+	assert_false(acct_stray_valid(&s));
 	s.uid = 1000;
 	s.tid = 0;
-	assert_false(acct_stray_valid(&s, 62, 72));
+	assert_false(acct_stray_valid(&s));
 	s.tid = 4194305; /* past PID_MAX_LIMIT */
-	assert_false(acct_stray_valid(&s, 62, 72));
+	assert_false(acct_stray_valid(&s));
 	s.tid = 5;
 	s.tgid = 0;
-	assert_false(acct_stray_valid(&s, 62, 72));
+	assert_false(acct_stray_valid(&s));
 	s.tgid = 5;
-	assert_true(acct_stray_valid(&s, 62, 72));
-	/* a band that is not one (0 would take prio 0) */
-	s.prio = 0;
-	assert_false(acct_stray_valid(&s, 0, 72));
+	assert_true(acct_stray_valid(&s));
 }
 
 static void test_band_sum(void **state)

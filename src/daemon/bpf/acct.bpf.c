@@ -4,8 +4,9 @@
  *     slot; "threads": per slot, what isod reads in place, mmapped),
  *   - the time that user threads spend at an RT priority inside the band,
  *     per CPU (the map "band_time"),
- *   - a user thread switching in at a band priority that isod does not
- *     track: a stray, reported on the ring buffer "strays",
+ *   - a user thread switching in as kernel RT (FIFO or RR at any
+ *     priority, or DEADLINE: the rule, iso_rule.h) that isod does not
+ *     track: maybe a stray, reported on the ring buffer "strays",
  *   - which tracked threads switched in since isod last looked, and which
  *     are on a CPU now (ran_bits, on_cpu: isod reads only those), and
  *     the first switch-in while isod sleeps armed (reported on "events");
@@ -113,9 +114,12 @@ _Static_assert((ACCT_TID_FILTER & (ACCT_TID_FILTER - 1)) == 0, "ACCT_TID_FILTER:
 
 #define SCHED_FIFO_ 1
 #define SCHED_RR_ 2
+#define SCHED_DEADLINE_ 6
 #define TASK_DEAD_ 0x80 /* include/linux/sched.h, the same since 4.x */
 
-/* Is t a user's thread at an RT priority inside the band? The task's
+/* Is t a user's thread at an RT priority inside the band? For band_time
+ * only (the time user threads spend there, a figure isod shows), not the
+ * rule: strays are rt_user's, at any priority. The task's
  * own fields are read in place: tp_btf hands typed pointers, which the
  * verifier lets the program load directly (CO-RE relocated, no helper
  * call: this runs at every switch on the machine). The cred behind its
@@ -135,7 +139,26 @@ static __always_inline int in_band_user(struct task_struct *t, __u32 *prio)
 	return BPF_CORE_READ(c, uid.val) != 0 || BPF_CORE_READ(c, euid.val) != 0;
 }
 
-static __always_inline void report(struct task_struct *t, __u32 tid, __u32 prio, __u64 now)
+/* Is t a user's thread that is kernel RT — SCHED_FIFO or SCHED_RR at any
+ * priority, or SCHED_DEADLINE? The same question as iso_rule.h's
+ * iso_rule_kernel_rt and iso_rule_user (the program cannot link it):
+ * isod checks each report against them (acct_stray_valid) and judges
+ * the rest (tracked by now? allowed by its hard RLIMIT_RTPRIO?). Not
+ * the band's question: below the band is one unprivileged call away. */
+static __always_inline int rt_user(struct task_struct *t, __u32 *policy, __u32 *prio)
+{
+	const struct cred *c;
+
+	*policy = t->policy;
+	if (*policy != SCHED_FIFO_ && *policy != SCHED_RR_ && *policy != SCHED_DEADLINE_)
+		return 0;
+	*prio = t->rt_priority;
+	c = BPF_CORE_READ(t, real_cred);
+	return BPF_CORE_READ(c, uid.val) != 0 || BPF_CORE_READ(c, euid.val) != 0;
+}
+
+static __always_inline void report(struct task_struct *t, __u32 tid, __u32 policy, __u32 prio,
+				   __u64 now)
 {
 	struct acct_stray rec;
 	__u64 *next = bpf_map_lookup_elem(&reported, &tid);
@@ -152,6 +175,7 @@ static __always_inline void report(struct task_struct *t, __u32 tid, __u32 prio,
 	if (!rec.uid)
 		rec.uid = BPF_CORE_READ(c, euid.val);
 	rec.prio = prio;
+	rec.policy = policy;
 	bpf_ringbuf_output(&strays, &rec, sizeof(rec), 0);
 }
 
@@ -227,7 +251,8 @@ int BPF_PROG(isod_acct_switch, bool preempt, struct task_struct *prev, struct ta
 	/* the clock only when something needs it: most switches on the
 	 * machine are of tasks neither in the band nor tracked */
 	__u64 now = 0;
-	__u32 zero = 0, prio = 0, tid, cpu_id = bpf_get_smp_processor_id(), mark = 0, slot = 0;
+	__u32 zero = 0, prio = 0, policy = 0, tid, cpu_id = bpf_get_smp_processor_id(), mark = 0;
+	__u32 slot = 0;
 	int keep = 1; /* an untracked task follows an untracked one */
 	struct acct_cpu *cpu = bpf_map_lookup_elem(&band_time, &zero);
 	struct acct_thread *a;
@@ -308,10 +333,10 @@ int BPF_PROG(isod_acct_switch, bool preempt, struct task_struct *prev, struct ta
 			*(volatile __u64 *)&woke_ns = now;
 			event(ACCT_EV_WAKE, tid, slot, 0);
 		}
-	} else if (tid && next_in_band && report_strays) {
+	} else if (tid && report_strays && rt_user(next, &policy, &prio)) {
 		if (!now)
 			now = bpf_ktime_get_ns();
-		report(next, tid, prio, now);
+		report(next, tid, policy, prio, now);
 	}
 	if (cpu_id < ACCT_MAX_CPUS) {
 		if (!keep)

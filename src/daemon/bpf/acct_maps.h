@@ -117,16 +117,18 @@ struct acct_event {
 	__u64 start_ns;
 };
 
-/* A thread seen switching in at a kernel RT priority inside the band,
- * owned by a user (real or effective uid not 0), not in "tracked": a
- * stray (strays.h). One record per TID per ACCT_STRAY_EVERY_NS at most;
+/* A thread seen switching in as kernel RT — SCHED_FIFO or SCHED_RR at
+ * any priority, or SCHED_DEADLINE (iso_rule.h's iso_rule_kernel_rt) —
+ * owned by a user (real or effective uid not 0), not in "tracked": maybe
+ * a stray (strays.h; isod judges it, RLIMIT_RTPRIO and all). One record per TID per ACCT_STRAY_EVERY_NS at most;
  * the map "reported" holds each TID's earliest next report, which isod
  * moves later for a thread it leaves alone (acct_bpf_quiet). */
 struct acct_stray {
 	__u32 tid;
 	__u32 tgid;
 	__u32 uid;
-	__u32 prio;
+	__u32 prio;   /* its rt_priority (0 for DEADLINE) */
+	__u32 policy; /* the kernel's: 1 FIFO, 2 RR, 6 DEADLINE */
 };
 #define ACCT_STRAY_EVERY_NS 1000000000ULL
 

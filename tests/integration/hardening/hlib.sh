@@ -203,8 +203,9 @@ use_tmpfs_state() {
 	STATE_OPTS=(--state-file "$STATE_DIR/isod.state")
 }
 
-# The auditor (tests/integration/audit.sh, issue 11): no thread of a user
-# may be kernel RT in a band without an isod tracking it. audit_rt LABEL
+# The auditor (tests/integration/audit.sh, issues 11 and 28): no thread of
+# a user may be kernel RT — FIFO/RR at any priority, or DEADLINE — without
+# an isod tracking it or its hard RLIMIT_RTPRIO allowing it. audit_rt LABEL
 # fails the test when one is; every hardening test runs it at its end
 # (iso_cleanup below), the soak also throughout.
 audit_rt() {
