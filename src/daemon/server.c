@@ -22,6 +22,7 @@
 #include "handler.h"
 #include "iso_policy.h"
 #include "log.h"
+#include "nsmap.h"
 #include "procinfo.h"
 #include "ratelimit.h"
 #include "statefile.h"
