@@ -67,7 +67,7 @@ int32_t isod_demote_reason(const struct isod *d, const struct tracked *e)
 	if (iso_percpu_applies(&d->percpu, e->cpu) ? iso_percpu_over(&d->percpu, e->cpu)
 						   : iso_engine_refractory(&d->engine))
 		return ISO_DEMOTE_BUDGET;
-	if (iso_share_on(&d->share) && iso_share_over(&d->share, e->uid))
+	if (iso_share_on(&d->share) && iso_share_over(&d->share, e->charged))
 		return ISO_DEMOTE_SHARE;
 	return ISO_DEMOTE_LIMIT;
 }

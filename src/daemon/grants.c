@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "actuator.h"
+#include "charge.h"
 #include "iso_band.h"
 #include "iso_policy.h"
 #include "forkwatch.h"
@@ -91,7 +92,12 @@ int isod_grant(struct isod *d, const struct grant *g, struct tracked **out)
 	if (kprio < 0)
 		return kprio;
 	if (!e) {
-		if (tasks_count_uid(&d->tasks, g->uid) >= d->cfg.max_threads_per_user ||
+		uid_t charged;
+
+		/* the person it counts for (charge.h), read through the
+		 * thread being granted */
+		(void)read_charged_uid(d->proc, g->tid, g->uid, &charged);
+		if (tasks_count_uid(&d->tasks, charged) >= d->cfg.max_threads_per_user ||
 		    d->tasks.used >= d->tasks.cap)
 			return -EAGAIN;
 		if (g->pin && g->pin->statfd >= 0 && g->pin->tid == g->tid && g->pin->pid == g->pid) {
@@ -113,6 +119,7 @@ int isod_grant(struct isod *d, const struct grant *g, struct tracked **out)
 			return r;
 		}
 		n.uid = g->uid;
+		n.charged = charged;
 		r = iso_task_init(&n.core, g->limit);
 		if (r < 0) {
 			close(n.statfd);
@@ -157,7 +164,7 @@ int isod_grant(struct isod *d, const struct grant *g, struct tracked **out)
 	e->flags = g->flags;
 	/* a newcomer joins the refractory state if the budget is spent, or
 	 * its user's demotion if that user is over its share */
-	iso_share_decide(&d->engine, &d->share, e->uid, &e->core);
+	iso_share_decide(&d->engine, &d->share, e->charged, &e->core);
 	r = grants_apply(d, e);
 	if (r < 0) {
 		log_debug_errno(r, "grant to thread %d failed", (int)g->tid);

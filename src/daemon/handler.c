@@ -13,6 +13,7 @@
 #include "log.h"
 #include "peer.h"
 #include "schedule.h"
+#include "nsmap.h"
 #include "procinfo.h"
 
 static void refuse(struct iso_reply *rep, int err, const char *fmt, ...)
@@ -57,6 +58,9 @@ static int resolve(struct isod *d, const struct peer *p, int32_t ns_pid,
 		r = tasks_open(d->proc, *tid, *tid, pin); /* /proc/TID/task/TID */
 	if (r == 0)
 		r = read_thread_status(d->proc, *tid, st);
+	/* still the thread the client named, now that it is pinned */
+	if (r == 0)
+		r = map_client_check(d->proc, p->pid, p->pidns, *tid, ns_tid);
 	if (r < 0) {
 		tasks_unpin(pin);
 		refuse(rep, -ESRCH, "no thread %d", (int)ns_tid);

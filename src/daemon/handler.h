@@ -19,6 +19,8 @@
 struct peer {
 	pid_t pid; /* from SO_PEERCRED, isod's namespace */
 	uid_t uid; /* effective uid at connect time */
+	uid_t charged; /* who pays for uid: the key of the per-user bounds
+			* (rate limit, turns), read at accept (charge.h) */
 	gid_t gid; /* effective gid */
 	uint64_t starttime; /* of pid; 0: unknown (no check) */
 	bool fresh; /* starttime was read at this very connection's accept,

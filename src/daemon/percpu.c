@@ -75,5 +75,5 @@ void isod_percpu_commit(struct isod *d, int64_t now_ns)
 
 bool isod_decide(struct isod *d, struct tracked *e)
 {
-	return iso_percpu_decide(&d->engine, &d->share, &d->percpu, e->cpu, e->uid, &e->core);
+	return iso_percpu_decide(&d->engine, &d->share, &d->percpu, e->cpu, e->charged, &e->core);
 }

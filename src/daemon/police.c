@@ -156,7 +156,7 @@ void isod_enforce_step(struct isod *d, int64_t now_ns)
 		}
 		/* before the engine moves the baseline (iso_share.h) */
 		if (iso_share_on(&d->share))
-			(void)iso_share_account(&d->share, t[i].uid,
+			(void)iso_share_account(&d->share, t[i].charged,
 						iso_task_iso_delta(&t[i].core, t[i].cpu_ns));
 		isod_percpu_charge(d, &t[i]);
 		iso_engine_account_placed(&d->engine, &t[i].core, t[i].cpu_ns, now_ns, &t[i].off);

@@ -48,16 +48,10 @@ int read_thread_status(const char *proc, pid_t tid, struct thread_status *st);
 int read_rt_limits(const char *proc, pid_t pid, struct rt_limits *out);
 int read_thread_starttime(const char *proc, pid_t tid, uint64_t *starttime);
 
-/* The PID namespace of process client_pid (its ns/pid inode). A
- * process's own PID namespace never changes: read once per connection. */
-int client_pidns(const char *proc, pid_t client_pid, ino_t *ino);
-
-/* Map tid as seen in the PID namespace of process client_pid to isod's
- * own view. Only threads in the client's own namespace are found, so a
- * client can never name a thread it cannot see. client_ns: that process's
- * namespace as client_pidns read it while the process was the caller's
- * (0: read it now). */
-int map_client_tid(const char *proc, pid_t client_pid, ino_t client_ns, pid_t ns_tid,
-		   pid_t *tid);
+/* The whole of a small /proc file into buf (NUL-terminated); -ESRCH
+ * when it is gone. */
+int proc_read_file(const char *path, char *buf, size_t cap);
+/* What follows "name" at the start of a line of buf, or NULL. */
+const char *proc_field(const char *buf, const char *name);
 
 #endif

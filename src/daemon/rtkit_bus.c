@@ -136,7 +136,7 @@ static int on_creds(sd_bus_message *m, void *userdata, sd_bus_error *ret_error)
 		rtkit_answer_error(&f->answer, -EIO, "the bus could not say who called");
 	} else if (rtkit_caller_pin(b->d, &f->peer) < 0) {
 		rtkit_answer_error(&f->answer, -ESRCH, "the calling process has exited");
-	} else if (!ratelimit_take(b->rl, f->peer.uid, now_ns())) {
+	} else if (!ratelimit_take(b->rl, f->peer.charged, now_ns())) {
 		rtkit_answer_error(&f->answer, -EAGAIN,
 				   "rate limited: too many requests from this user; try again later");
 	} else if (b->d->cfg.polkit && f->peer.uid != 0 && f->call.method <= RTKIT_MAKE_HIGH_PRIORITY_PID &&

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "charge.h"
 #include "procinfo.h"
 
 /* GetConnectionCredentials' a{sv}: the caller as the bus driver saw it
@@ -26,6 +27,7 @@ int rtkit_caller_read_creds(sd_bus_message *m, struct peer *p)
 		if (!strcmp(key, "UnixUserID")) {
 			r = sd_bus_message_read(m, "v", "u", &u);
 			p->uid = u;
+			p->charged = u; /* until rtkit_caller_pin reads it */
 			have_uid = true;
 		} else if (!strcmp(key, "ProcessID")) {
 			r = sd_bus_message_read(m, "v", "u", &u);
@@ -71,6 +73,8 @@ int rtkit_caller_pin(struct isod *d, struct peer *p)
 	if (read_thread_status(d->proc, p->pid, &st) < 0)
 		return -ESRCH;
 	p->gid = st.egid;
+	/* who pays for the caller's uid (charge.h), as at the socket */
+	(void)read_charged_uid(d->proc, p->pid, p->uid, &p->charged);
 	return 0;
 }
 

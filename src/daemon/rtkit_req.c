@@ -7,6 +7,7 @@
 
 #include "iso_policy.h"
 #include "log.h"
+#include "nsmap.h"
 #include "procinfo.h"
 
 void rtkit_answer_error(struct rtkit_answer *a, int err, const char *reason)

@@ -17,11 +17,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "charge.h"
 #include "forkwatch.h"
 #include "grants.h"
 #include "handler.h"
 #include "iso_policy.h"
 #include "log.h"
+#include "nsmap.h"
 #include "procinfo.h"
 #include "ratelimit.h"
 #include "statefile.h"
@@ -160,6 +162,8 @@ static void peer_from_cred(struct isod *d, int fd, const struct ucred *cred, str
 	p->pid = cred->pid;
 	p->uid = cred->uid;
 	p->gid = cred->gid;
+	/* who pays (charge.h); the uid itself if that cannot be read */
+	(void)read_charged_uid(d->proc, cred->pid, cred->uid, &p->charged);
 	if (getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, p->groups, &glen) == 0)
 		p->ngroups = glen / sizeof(p->groups[0]);
 	else
@@ -194,15 +198,15 @@ static size_t pick_slot(const struct conn *conns)
 
 		if (conns[i].fd < 0)
 			return i;
-		while (u < nuids && held[u].uid != conns[i].peer.uid)
+		while (u < nuids && held[u].uid != conns[i].peer.charged)
 			u++;
 		if (u == nuids)
-			held[nuids++] = (struct uid_count){ conns[i].peer.uid, 0 };
+			held[nuids++] = (struct uid_count){ conns[i].peer.charged, 0 };
 		if (++held[u].n > held[top].n)
 			top = u;
 	}
 	for (size_t i = 0; i < SERVER_MAX_CONN; i++)
-		if (conns[i].peer.uid == held[top].uid &&
+		if (conns[i].peer.charged == held[top].uid &&
 		    (victim == SERVER_MAX_CONN || conns[i].born < conns[victim].born))
 			victim = i;
 	return victim;
@@ -282,7 +286,7 @@ static bool accept_one(struct isod *d, int ep, int lfd, struct conn *conns,
 	epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev);
 	/* a client sends its request right after connect(): serve it now, in
 	 * its user's turn, rather than a round later */
-	if (take_turn(turns, conns[slot].peer.uid)) {
+	if (take_turn(turns, conns[slot].peer.charged)) {
 		/* its pid's start time was read microseconds ago, after the
 		 * connect: its first request needs no second read. For the pid
 		 * to name another process by now, the client would have to
@@ -332,7 +336,7 @@ static void serve_one(struct isod *d, int ep, struct conn *c, struct ratelimit *
 				      &type, &seq);
 		log_debug("bad message from pid %d (%zd bytes)", (int)c->peer.pid, n);
 		handle_bad_message(r, type, seq, &rep);
-	} else if (!ratelimit_take(rl, c->peer.uid, monotonic_ns())) {
+	} else if (!ratelimit_take(rl, c->peer.charged, monotonic_ns())) {
 		handle_rate_limited(&req, &rep);
 	} else {
 		effect = handle_request(d, &c->peer, &req, &rep, threads);
@@ -457,7 +461,7 @@ int server_run_with(struct isod *d, int lfd, int sigfd, int forkfd,
 				if (evs[i].events & (EPOLLHUP | EPOLLERR) && !(evs[i].events & EPOLLIN))
 					drop(ep, &conns[k]);
 				else if (!conns[k].held_len && /* else: next round, in order */
-					 take_turn(&turns, conns[k].peer.uid))
+					 take_turn(&turns, conns[k].peer.charged))
 					serve_one(d, ep, &conns[k], &rl);
 			}
 		}

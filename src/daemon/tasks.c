@@ -106,7 +106,7 @@ void tasks_unpin(struct tracked *e)
 
 struct tracked *tasks_insert(struct task_table *tt, const struct tracked *e)
 {
-	int32_t s = task_index_take(&tt->idx, e->tid, e->uid);
+	int32_t s = task_index_take(&tt->idx, e->tid, e->charged);
 	size_t i = (size_t)s;
 
 	if (s < 0)
@@ -129,7 +129,7 @@ void tasks_remove(struct task_table *tt, struct tracked *e)
 	if (e->cpufd >= 0)
 		close(e->cpufd);
 	atomic_fetch_sub_explicit(&tt->pid_bucket[pid_bucket(e->pid)], 1, memory_order_release);
-	task_index_put(&tt->idx, (int32_t)(e - tt->t), e->uid);
+	task_index_put(&tt->idx, (int32_t)(e - tt->t), e->charged);
 	memset(e, 0, sizeof(*e));
 	tt->used--;
 	while (tt->end > 0 && !tt->t[tt->end - 1].used)

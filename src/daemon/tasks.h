@@ -31,7 +31,9 @@ enum applied {
 struct tracked {
 	bool used;
 	pid_t tid, pid;
-	uid_t uid;
+	uid_t uid;     /* its real uid at the grant: whose thread it is */
+	uid_t charged; /* who pays for it: the key of max_threads_per_user
+			* and the per-user shares (charge.h) */
 	uint64_t starttime;
 	int statfd;    /* /proc/PID/task/TID/schedstat, kept open: the
 			* identity handle (tasks_alive) and the sampler's */
