@@ -18,7 +18,9 @@ secs=4
 f1=$!; ISO_CHILDREN+=($f1)
 "${AS_NOBODY[@]}" "$HARDTOOL" flood 5000 $secs >"$ISO_TMP/flood2" 2>&1 &
 f2=$!; ISO_CHILDREN+=($f2)
-sleep 0.5 # the flood is on; now the other user's client
+# the flood is on (both flooders connected); now the other user's client
+wait_file_lines "$ISO_TMP/flood1" '^connected' 1 && wait_file_lines "$ISO_TMP/flood2" '^connected' 1 ||
+	fail "the flooders did not connect: $(cat "$ISO_TMP/flood1" "$ISO_TMP/flood2")"
 "${AS_DAEMON[@]}" "$HARDTOOL" client $((secs - 1)) 20 >"$ISO_TMP/client" 2>&1 &
 cl=$!; ISO_CHILDREN+=($cl)
 assert_serving "during the flood"
