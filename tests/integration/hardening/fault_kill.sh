@@ -67,7 +67,8 @@ opts=($(no_rate_limit) --band 70:80 --sweep-orphans yes)
 start_isod "${opts[@]}"
 start_family "$ISO_TMP/famB"
 chrt -f -R 75 sleep 20 & rootrt=$!; ISO_CHILDREN+=($rootrt)
-sleep 0.1
+# chrt execs sleep once the policy is set
+wait_exec "$rootrt" sleep || fail "root's bystander did not start"
 [ "$(kernel_sched "$rootrt")" = "1 75" ] || fail "root's bystander not FIFO 75: $(kernel_sched "$rootrt")"
 kill -KILL "$ISOD_PID"; wait "$ISOD_PID" 2>/dev/null; ISOD_PID=
 rm -f "$ISO_TMP/isod.state"
