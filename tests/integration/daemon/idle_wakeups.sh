@@ -10,8 +10,11 @@ source "$SRC_ROOT/tests/integration/lib.sh"
 need_root
 
 start_isod
-# started: the enforcer has planned (nothing) and sleeps
+# started: the enforcer has planned (nothing) and sleeps, and the server
+# has written its first state record (server.c: in the round after a
+# request is answered; the second of two requests is answered after it)
 wait_enforcer_asleep 0 0 || fail "the enforcer did not go to sleep at start-up"
+"$ISOCTL" status >/dev/null && "$ISOCTL" status >/dev/null || fail "isoctl status failed"
 enf=
 for t in /proc/"$ISOD_PID"/task/*; do
 	tid=${t##*/}
