@@ -6,8 +6,9 @@
  * wakeup minus the deadline), then does work_pct % of a period of
  * calibrated busy work. A miss ("xrun") is a cycle whose work ends after
  * the next deadline; if even the deadline after that has passed, the
- * periods skipped over count as misses too and the schedule moves on to
- * the next boundary still ahead (as an audio engine would drop buffers).
+ * periods skipped over count as misses too (those before the run's end)
+ * and the schedule moves on to the next boundary still ahead (as an audio
+ * engine would drop buffers).
  *
  * The child is bounded: alarm(), RLIMIT_RTTIME, PR_SET_PDEATHSIG, and the
  * parent SIGKILLs it on a timeout. For the iso modes it drops privileges to
