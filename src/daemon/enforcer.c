@@ -34,6 +34,28 @@ static void sleep_until(struct isod *d, int64_t due)
 	d->wakeups++;
 }
 
+/* A debug line when the enforcer goes to sleep for long (no check
+ * planned, or the next one a second or more away) with a plan it has not
+ * reported yet: the tests wait on it ("the enforcer has planned with the
+ * new thread, and sleeps") instead of on time. Short sleeps (a thread
+ * running) say nothing: they would be a line every few ms. */
+static void note_sleep(const struct isod *d, int64_t due, int64_t now, int64_t *last_due,
+		       size_t *last_n)
+{
+	bool quiet = due == ISO_PLAN_NEVER || due - now >= 1000000000LL;
+
+	if (quiet && (due != *last_due || d->tasks.used != *last_n)) {
+		if (due == ISO_PLAN_NEVER)
+			log_debug("enforcer: sleeps with %zu ISO threads, no check planned",
+				  d->tasks.used);
+		else
+			log_debug("enforcer: sleeps with %zu ISO threads, next check in %lld ms",
+				  d->tasks.used, (long long)((due - now) / 1000000));
+	}
+	*last_due = due;
+	*last_n = d->tasks.used;
+}
+
 static void *enforcer_main(void *arg)
 {
 	struct isod *d = arg;
@@ -43,6 +65,9 @@ static void *enforcer_main(void *arg)
 	 * threads can take longer than the least gap the plan allows, and
 	 * back to back the enforcer would hold the lock (and a CPU) for good */
 	int64_t rest_until = 0;
+	/* the last sleep's plan (note_sleep): -1 is none yet */
+	int64_t last_due = -1;
+	size_t last_n = 0;
 
 	/* the crash handler needs a stack of its own in every thread */
 	if (crash_thread_stack() < 0)
@@ -60,6 +85,7 @@ static void *enforcer_main(void *arg)
 			atomic_store(&d->due_ns, due);
 		}
 		if (due > ts_ns(&t0) || rest_until > ts_ns(&t0)) {
+			note_sleep(d, due, ts_ns(&t0), &last_due, &last_n);
 			sleep_until(d, due > rest_until ? due : rest_until);
 			continue;
 		}

@@ -151,3 +151,58 @@ iso_cleanup() {
 }
 trap iso_cleanup EXIT
 trap 'exit 1' INT TERM
+
+# --- waiting on events, not on time (issue 30) ---
+
+# log_line_of [grep options] PATTERN: the number of the last line of
+# isod's log that matches (0 if none): a mark for wait_log_after.
+log_line_of() {
+	local n
+	n=$(grep -n "$@" "$ISO_TMP/isod.log" | tail -n1 | cut -d: -f1)
+	echo "${n:-0}"
+}
+
+# wait_log_after N [grep options] PATTERN: as wait_log (5 s, times
+# ISOSCHED_TEST_TIME_SCALE), for a line past the first N lines of the log:
+# an event that came after the one at line N.
+wait_log_after() {
+	local n=$1 i
+	shift
+	for ((i = 0; i < 100 * ${ISOSCHED_TEST_TIME_SCALE:-1}; i++)); do
+		tail -n +"$((n + 1))" "$ISO_TMP/isod.log" | grep -q "$@" && return 0
+		sleep 0.05
+	done
+	return 1
+}
+
+# wait_enforcer_asleep N THREADS: the enforcer went to sleep for long (no
+# check planned, or the next one a second or more away: enforcer.c's
+# debug line) with THREADS ISO threads in its plan, after line N of the
+# log — it has planned with them, and sleeps.
+wait_enforcer_asleep() {
+	wait_log_after "$1" "enforcer: sleeps with $2 ISO threads"
+}
+
+# wait_file_lines FILE REGEX COUNT [SECONDS]: until FILE has COUNT lines
+# that match REGEX (SECONDS, 5 by default, times ISOSCHED_TEST_TIME_SCALE):
+# a "ready" line a child writes after reaching the state the test needs.
+wait_file_lines() {
+	local i
+	for ((i = 0; i < 20 * ${4:-5} * ${ISOSCHED_TEST_TIME_SCALE:-1}; i++)); do
+		[ "$(grep -c -- "$2" "$1" 2>/dev/null)" -ge "$3" ] && return 0
+		sleep 0.05
+	done
+	return 1
+}
+
+# wait_exec PID COMM: until process PID runs COMM (/proc/PID/comm), 5 s at
+# most (times ISOSCHED_TEST_TIME_SCALE): a wrapper such as chrt or setpriv
+# has set the process up and exec'd the program.
+wait_exec() {
+	local i
+	for ((i = 0; i < 100 * ${ISOSCHED_TEST_TIME_SCALE:-1}; i++)); do
+		[ "$(cat "/proc/$1/comm" 2>/dev/null)" = "$2" ] && return 0
+		sleep 0.05
+	done
+	return 1
+}

@@ -115,8 +115,16 @@ int main(int argc, char **argv)
 			printf("child %d\n", (int)getpid());
 			policy = -1; /* the child asks nothing: inherits or not */
 			/* isod adopts the child asynchronously (proc connector);
-			 * threads created before that cannot inherit ISO */
-			usleep(100000);
+			 * threads created before that cannot inherit ISO: wait
+			 * for it (the kernel policy leaves SCHED_OTHER), 5 s at
+			 * most (inherit=no: never), and say which it was */
+			int adopted = 0;
+			for (int ms = 0; ms < 5000 && !adopted; ms++) {
+				adopted = (sched_getscheduler(0) & ~SCHED_RESET_ON_FORK) != SCHED_OTHER;
+				if (!adopted)
+					usleep(1000);
+			}
+			printf("%s\n", adopted ? "adopted" : "not adopted");
 			for (int i = 0; i < nthreads; i++)
 				pthread_create(&th[i], NULL, worker, NULL);
 			for (int i = 0; i < nthreads; i++)

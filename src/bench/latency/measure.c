@@ -6,8 +6,9 @@
  * wakeup minus the deadline), then does work_pct % of a period of
  * calibrated busy work. A miss ("xrun") is a cycle whose work ends after
  * the next deadline; if even the deadline after that has passed, the
- * periods skipped over count as misses too and the schedule moves on to
- * the next boundary still ahead (as an audio engine would drop buffers).
+ * periods skipped over count as misses too (those before the run's end)
+ * and the schedule moves on to the next boundary still ahead (as an audio
+ * engine would drop buffers).
  *
  * The child is bounded: alarm(), RLIMIT_RTTIME, PR_SET_PDEATHSIG, and the
  * parent SIGKILLs it on a timeout. For the iso modes it drops privileges to
@@ -209,8 +210,13 @@ static void *worker_main(void *arg)
 			w->misses++;
 			if (done >= next + period) {
 				uint64_t k = (done - next) / period;
+				/* only the skipped wake-ups before the run's end
+				 * are its misses: a stall past the end is not the
+				 * run's (a 143 ms one at the end of a 0.2 s round
+				 * counted 107 periods the round never had) */
+				uint64_t left = next < end ? (end - next + period - 1) / period : 0;
 
-				w->misses += k;
+				w->misses += k < left ? k : left;
 				next += k * period;
 			}
 		}

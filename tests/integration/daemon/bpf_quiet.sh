@@ -21,7 +21,9 @@ enforcer_of() {
 	done
 	return 1
 }
-switches() { awk '/^(non)?voluntary_ctxt_switches/{n += $2} END{print n}' "/proc/$ISOD_PID/task/$1/status"; }
+# a thread's wakeups: its voluntary context switches (it blocks again
+# after each); the involuntary ones are preemptions, the machine's load
+switches() { awk '/^voluntary_ctxt_switches/{n += $2} END{print n}' "/proc/$ISOD_PID/task/$1/status"; }
 tracked() { "$ISOCTL" status | awk '/^ISO threads:/{print $3}'; }
 
 start_bpf_isod --max-threads-per-user 1024
@@ -45,7 +47,14 @@ for i in $(seq $batches); do
 	done
 	[ "$(tracked)" = "$want" ] || fail "only $(tracked) of $want threads granted"
 done
-sleep 1 # the grants' first checks
+# the grants' first checks: every thread has run its 1 ms (spin's "cpu"
+# lines), and the enforcer has planned with all of them and sleeps (its
+# debug line after the last grant)
+for i in $(seq $batches); do
+	wait_file_lines "$ISO_TMP/sleep$i.out" '^cpu' 64 || fail "batch $i did not run: $(tail -3 "$ISO_TMP/sleep$i.out")"
+done
+wait_enforcer_asleep "$(log_line_of "^<6>isod: thread .* (pid")" "$want" ||
+	fail "the enforcer did not go to sleep with the $want threads in its plan: $(tail -5 "$ISO_TMP/isod.log")"
 a=$(switches "$enf"); sa=$(switches "$ISOD_PID")
 sleep 6
 b=$(switches "$enf"); sb=$(switches "$ISOD_PID")

@@ -5,12 +5,12 @@
 # but no periodic audit (audit_interval 0: only the start-up sweep, done
 # before the stray exists), only the program's ring buffer can tell isod:
 # it is demoted within seconds, with a stray line. Root's own RT thread in
-# the band is left alone. A band of its own (62..72): the policing looks at
-# the whole machine. Skipped (77) where BPF cannot load.
+# the band is left alone. A band of its own (62..69; fault_kill polices
+# 70..80): the policing looks at the whole machine. Skipped (77) where BPF cannot load.
 source "$SRC_ROOT/tests/integration/lib.sh"
 source "$SRC_ROOT/tests/integration/daemon/bpflib.sh"
 need_root
-start_bpf_isod --band 62:72 --sweep-orphans yes --audit-interval 0
+start_bpf_isod --band 62:69 --sweep-orphans yes --audit-interval 0
 chrt -f 66 "$SPIN" --seconds $((8 * TIME_SCALE)) --duty 10 >"$ISO_TMP/root.out" &
 ISO_CHILDREN+=($!)
 # chrt, setpriv and spin are one process: $! is the stray's process id

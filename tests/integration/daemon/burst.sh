@@ -13,9 +13,11 @@ res=$ISO_TMP/watch.out
 # from the moment it says it is set up and spinning. The watcher runs
 # SCHED_FIFO just above the band (tiny work), so the spinner cannot keep
 # it from looking; it is started first, so it sees the start.
-chrt -f 41 python3 - "$out" "$res" <<'PY' &
+chrt -f 41 /usr/bin/python3 - "$out" "$res" <<'PY' &
 import sys, time
 out, res = sys.argv[1], sys.argv[2]
+with open(res + ".up", "w") as f:
+    f.write("watching\n")
 def policy(tid):
     s = open(f"/proc/{tid}/stat").read()
     return int(s[s.rindex(")") + 2:].split()[38])
@@ -52,7 +54,8 @@ open(res, "w").write(f"{tid} {demoted:.3f} {other / max(total, 1):.3f} {restored
 PY
 watcher=$!
 ISO_CHILDREN+=($watcher)
-sleep 1 # the watcher's start-up
+# the watcher says it is up before it looks for the spinner
+wait_file_lines "$res.up" '^watching' 1 || fail "the watcher did not start"
 # one spinner: the budget (70 % of all CPUs) alone would not demote it
 # on a machine with two CPUs or more
 as_nobody "$SPIN" --seconds 4 --idle-after 4 --iso fifo --prio 30 >"$out" &
@@ -62,13 +65,13 @@ wait $watcher
 read -r tid demoted_after other_share restored_after <"$res"
 log "spinner $tid: demoted after $demoted_after s; SCHED_OTHER in $other_share of the samples after that; ISO again $restored_after s after it stopped spinning"
 [ "$tid" != 0 ] || fail "the spinner never said it was set up"
-python3 -c "import sys; sys.exit(0 if 0 <= $demoted_after < 1.0 else 1)" ||
+/usr/bin/python3 -c "import sys; sys.exit(0 if 0 <= $demoted_after < 1.0 else 1)" ||
 	fail "not demoted within 1 s of spinning (the guard acts at 200 ms; the budget would take ~6 s): $demoted_after"
 wait_log "thread $tid ran 200 ms without blocking: burst guard" ||
 	fail "isod did not log the burst guard for thread $tid"
-python3 -c "import sys; sys.exit(0 if $other_share >= 0.5 else 1)" ||
+/usr/bin/python3 -c "import sys; sys.exit(0 if $other_share >= 0.5 else 1)" ||
 	fail "the spinner was ISO most of the time after its demotion ($other_share SCHED_OTHER)"
-python3 -c "import sys; sys.exit(0 if 0 <= $restored_after < 2.0 else 1)" ||
+/usr/bin/python3 -c "import sys; sys.exit(0 if 0 <= $restored_after < 2.0 else 1)" ||
 	fail "not ISO again within 2 s of blocking: $restored_after"
 # the guard's last word on it is "lifted": because it blocked, or, when
 # a back-off's trial came just before it stopped spinning, by that trial

@@ -8,17 +8,24 @@
 # SCHED_OTHER. Never is any of them kernel RT without isod policing it.
 source "$SRC_ROOT/tests/integration/lib.sh"
 need_root
-out=$ISO_TMP/spin.out
+families=0
 shim=$BUILD_ROOT/src/preload/libisosched-preload.so
 
 run_family() { # [env...]: start an ISO parent whose child runs 3 threads; sets child, family
 	# long-lived (ended by end_family): on a slow machine (the 6.1 guest
-	# under TCG) the checks take longer than a short lifetime
+	# under TCG) the checks take longer than a short lifetime. A file of
+	# its own: the shell truncates it in the background child, after this
+	# one may have read the last family's lines
+	families=$((families + 1))
+	out=$ISO_TMP/spin.$families.out
 	as_nobody env "$@" "$SPIN" --fork --threads 3 --seconds 30 --duty 10 --iso fifo --prio 40 >"$out" &
 	family=$!
 	ISO_CHILDREN+=($family)
-	for _ in $(seq 100); do [ "$(grep -c '^tid' "$out")" = 3 ] && break; sleep 0.05; done
-	sleep 0.3 # adoption is asynchronous (proc connector events)
+	# the child says whether isod adopted it (spin.c waits for its policy
+	# to leave SCHED_OTHER, 5 s at most) before it starts its threads,
+	# which print their tids once they are set up
+	wait_file_lines "$out" '^tid' 3 10 || fail "the child's threads did not start: $(cat "$out")"
+	grep -q 'adopted' "$out" || fail "the child did not say whether it was adopted: $(cat "$out")"
 	child=$(awk '/^child/{print $2}' "$out")
 	[ -n "$child" ] || fail "no child"
 }

@@ -18,7 +18,7 @@ for tid in $(awk '/^tid/{print $2}' "$out"); do
 	[ "$prio" = 25 ] || fail "thread $tid: kernel priority $prio, want 25"
 	"$ISOCTL" get "$tid" | grep -q SCHED_ISO_FIFO || fail "isoctl get $tid does not say SCHED_ISO_FIFO"
 done
-"$ISOCTL" status --json | python3 -c '
+"$ISOCTL" status --json | /usr/bin/python3 -c '
 import json,sys
 s=json.load(sys.stdin)
 assert len(s["threads"])==2, s
@@ -35,6 +35,8 @@ set -- $s
 
 # Release: isoctl set --normal puts a thread back to SCHED_OTHER, at the
 # nice level it had before ISO (7 here: stated again with SCHED_OTHER)
+# (a file of its own: the shell truncates it in the background child)
+out=$ISO_TMP/spin.nice.out
 as_nobody nice -n 7 "$SPIN" --seconds 3 --duty 10 --iso rr --prio 5 >"$out" &
 pid=$!
 for _ in $(seq 100); do grep -q ready "$out" && break; sleep 0.05; done

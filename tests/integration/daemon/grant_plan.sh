@@ -29,7 +29,7 @@ wait_demoted() {
 }
 
 one_accounting() {
-	local acct=$1 out sleeper
+	local acct=$1 out sleeper tid
 	: >"$ISO_TMP/isod.log"
 	if [ "$acct" = bpf ]; then
 		start_bpf_isod --iso-period 1 --burst-ms 0 --stall-ms 0
@@ -44,7 +44,9 @@ one_accounting() {
 		sleep 0.05
 	done
 	[ "$(kernel_sched "$sleeper" | cut -d' ' -f1)" = 2 ] || fail "$acct: the sleeper did not get ISO"
-	sleep 0.5 # the enforcer has planned with it, and sleeps
+	# the enforcer has planned with it, and sleeps (its debug line after the grant's)
+	wait_enforcer_asleep "$(log_line_of "^<6>isod: thread $sleeper (pid")" 1 ||
+		fail "$acct: the enforcer did not go to sleep with the sleeper in its plan: $(tail -5 "$ISO_TMP/isod.log")"
 
 	# a grant and its release, then the grant that matters: the release
 	# did not wake the enforcer, the plan kept has both
@@ -56,8 +58,11 @@ one_accounting() {
 		fail "$acct: a spinner with its own limit of 20 % was granted while another ISO thread slept, and kept ISO for 3 s: $(tail -5 "$ISO_TMP/isod.log")"
 	log "$acct: the spinner with its own limit lost ISO"
 	wait "${ISO_CHILDREN[-1]}"
-
-	sleep 0.5
+	# the spinner is gone from the plan: the enforcer sleeps again with
+	# the sleeper alone (its debug line after the spinner's grant)
+	tid=$(awk '/^tid/{print $2; exit}' "$out")
+	wait_enforcer_asleep "$(log_line_of "^<6>isod: thread $tid (pid")" 1 ||
+		fail "$acct: the enforcer did not go to sleep with the sleeper alone: $(tail -5 "$ISO_TMP/isod.log")"
 	as_nobody "$ISOCTL" run --rr -p 5 -- true || fail "$acct: a short grant failed"
 	out=$ISO_TMP/budget.$acct.out
 	"${AS_NOBODY[@]}" "$SPIN" --threads "$n" --seconds $((5 * TIME_SCALE)) --iso rr --prio 10 >"$out" &

@@ -10,14 +10,20 @@ source "$SRC_ROOT/tests/integration/lib.sh"
 need_root
 
 start_isod
-sleep 1
+# started: the enforcer has planned (nothing) and sleeps, and the server
+# has written its first state record (server.c: in the round after a
+# request is answered; the second of two requests is answered after it)
+wait_enforcer_asleep 0 0 || fail "the enforcer did not go to sleep at start-up"
+"$ISOCTL" status >/dev/null && "$ISOCTL" status >/dev/null || fail "isoctl status failed"
 enf=
 for t in /proc/"$ISOD_PID"/task/*; do
 	tid=${t##*/}
 	[ "$(kernel_sched "$tid" | cut -d' ' -f1)" = 1 ] && enf=$tid
 done
 [ -n "$enf" ] || skip "no SCHED_FIFO enforcer thread (no privilege for it here)"
-switches() { awk '/^(non)?voluntary_ctxt_switches/{n += $2} END{print n}' "/proc/$ISOD_PID/task/$1/status"; }
+# a thread's wakeups: its voluntary context switches (it blocks again
+# after each); the involuntary ones are preemptions, the machine's load
+switches() { awk '/^voluntary_ctxt_switches/{n += $2} END{print n}' "/proc/$ISOD_PID/task/$1/status"; }
 forks() { for _ in $(seq 200); do /bin/true; done; }
 # idle_check WHEN: neither thread wakes over 3 s of forks (at most an
 # audit's, every audit_interval = 10 s, and a stray context switch)
@@ -45,7 +51,14 @@ done
 [ -n "$adopted" ] || fail "a child of the ISO thread was not adopted (connector not followed?)"
 wait $runner || fail "isoctl run failed"
 for _ in $(seq 50); do "$ISOCTL" status | grep -q '^ISO threads: *0$' && break; sleep 0.1; done
-sleep 0.5
+# the enforcer has checked once more, found no thread, and sleeps with
+# no check planned (its debug line after the thread's grant)
+wait_enforcer_asleep "$(log_line_of "^<6>isod: thread $runner (pid")" 0 ||
+	fail "the enforcer did not go to sleep after the last thread left: $(tail -5 "$ISO_TMP/isod.log")"
+# and the server has recorded the release in the state file and looked at
+# the lost thread's process (server.c: both in the round after a request
+# is answered): the second of two requests is answered after them
+"$ISOCTL" status >/dev/null && "$ISOCTL" status >/dev/null || fail "isoctl status failed"
 idle_check "after the last thread left"
 stop_isod
 line=$(grep "exit: every ISO thread" "$ISO_TMP/isod.log") || fail "no exit line"

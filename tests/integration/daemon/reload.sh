@@ -6,7 +6,7 @@ need_root
 conf=$(write_config "iso_cpu = 70" "max_threads_per_user = 8")
 start_isod --config "$conf" --iso-period 7
 
-cpu() { "$ISOCTL" status --json | python3 -c 'import json,sys; s=json.load(sys.stdin); print(s["iso_cpu"], s["iso_period"])'; }
+cpu() { "$ISOCTL" status --json | /usr/bin/python3 -c 'import json,sys; s=json.load(sys.stdin); print(s["iso_cpu"], s["iso_period"])'; }
 [ "$(cpu)" = "70 7" ] || fail "start: $(cpu)"
 
 write_config "iso_cpu = 50" "iso_period = 3" >/dev/null
@@ -16,8 +16,8 @@ for _ in $(seq 40); do [ "$(cpu)" = "50 7" ] && break; sleep 0.05; done
 
 write_config "iso_cpu = lots" >/dev/null
 kill -HUP "$ISOD_PID"
-sleep 0.5
+# isod logs the refusal once it has read the file and kept the running one
+wait_log "new configuration refused" || fail "no refusal logged"
 kill -0 "$ISOD_PID" || fail "isod died on a bad configuration"
 [ "$(cpu)" = "50 7" ] || fail "a bad file changed the configuration: $(cpu)"
-grep -q "new configuration refused" "$ISO_TMP/isod.log" || fail "no refusal logged"
 echo "PASS"

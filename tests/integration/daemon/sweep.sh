@@ -24,13 +24,16 @@ done
 
 # bystanders in the same band: root's own, and nobody's own under RLIMIT_RTPRIO
 chrt -f -R 55 sleep 31 & ISO_CHILDREN+=($!); rootrt=$!
+# chrt execs sleep once the policy is set
+wait_exec "$rootrt" sleep || fail "root's RT bystander did not start"
 ownrt=
 if prlimit --rtprio=99 true 2>/dev/null; then
 	prlimit --rtprio=99 setpriv --reuid=nobody --regid=nogroup --clear-groups -- \
 		chrt -f -R 56 sleep 31 & ISO_CHILDREN+=($!)
-	sleep 0.3
-	ownrt=$(pgrep -u nobody -f 'sleep 31' | head -n1)
-	[ -n "$ownrt" ] || fail "no own-RT bystander"
+	# prlimit, setpriv and chrt exec one another in this process:
+	# chrt execs sleep once the policy is set
+	ownrt=$!
+	wait_exec "$ownrt" sleep || fail "no own-RT bystander"
 	[ "$(kernel_sched "$ownrt" | cut -d' ' -f1)" = 1 ] || fail "bystander did not get FIFO"
 else
 	log "no CAP_SYS_RESOURCE here: the RLIMIT_RTPRIO bystander is left to the unit test"

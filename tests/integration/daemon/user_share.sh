@@ -30,18 +30,20 @@ run_case() {
 	# the share rule alone: the burst guard (rule 18) would hold the
 	# runaway whatever the shares say
 	start_isod --iso-cpu 40 --user-cpu "$1" --iso-period 2 --burst-ms 0 --stall-ms 0 $( "$ISOD" --help | grep -q rate-limit && echo --rate-limit 0)
-	as_nobody "$SPIN" --threads "$n" --seconds 25 --iso fifo --prio 20 >"$ISO_TMP/run.out" 2>&1 &
+	# (files of the case's own: the shell truncates them in the background
+	# children, after this one may have read the last case's lines)
+	as_nobody "$SPIN" --threads "$n" --seconds 25 --iso fifo --prio 20 >"$ISO_TMP/run.$1.out" 2>&1 &
 	ISO_CHILDREN+=($!); runaway=$!
 	setpriv --reuid=daemon --regid=daemon --clear-groups -- \
-		"$SPIN" --seconds 25 --duty 10 --iso fifo --prio 30 >"$ISO_TMP/pol.out" 2>&1 &
+		"$SPIN" --seconds 25 --duty 10 --iso fifo --prio 30 >"$ISO_TMP/pol.$1.out" 2>&1 &
 	ISO_CHILDREN+=($!); polite=$!
 	for _ in $(seq 100); do
-		grep -q ready "$ISO_TMP/run.out" && grep -q ready "$ISO_TMP/pol.out" && break
+		grep -q ready "$ISO_TMP/run.$1.out" && grep -q ready "$ISO_TMP/pol.$1.out" && break
 		sleep 0.05
 	done
-	run_tids=$(awk '/^tid/{print $2}' "$ISO_TMP/run.out")
-	pol_tid=$(awk '/^tid/{print $2; exit}' "$ISO_TMP/pol.out")
-	[ -n "$run_tids" ] && [ -n "$pol_tid" ] || fail "spinners did not start: $(cat "$ISO_TMP/run.out" "$ISO_TMP/pol.out")"
+	run_tids=$(awk '/^tid/{print $2}' "$ISO_TMP/run.$1.out")
+	pol_tid=$(awk '/^tid/{print $2; exit}' "$ISO_TMP/pol.$1.out")
+	[ -n "$run_tids" ] && [ -n "$pol_tid" ] || fail "spinners did not start: $(cat "$ISO_TMP/run.$1.out" "$ISO_TMP/pol.$1.out")"
 	RUN_AWAY_DEMOTED=0 POLITE_DEMOTED=0 SAMPLES=0 REFRACTORY=0
 	local end=$((SECONDS + 8)) i=0 t
 	while [ "$SECONDS" -lt "$end" ]; do
@@ -94,10 +96,10 @@ fi
 start_isod
 as_nobody "$ISOCTL" tune user_cpu=50 >/dev/null 2>&1 && fail "nobody changed user_cpu"
 "$ISOCTL" tune user_cpu=40 | grep -qx "user_cpu=40" || fail "isoctl tune user_cpu=40 failed"
-"$ISOCTL" status --json | python3 -c 'import json,sys; s=json.load(sys.stdin); sys.exit(0 if s.get("user_cpu") == 40 and abs(s["user_share"] - 28.0) < 0.01 else 1)' ||
+"$ISOCTL" status --json | /usr/bin/python3 -c 'import json,sys; s=json.load(sys.stdin); sys.exit(0 if s.get("user_cpu") == 40 and abs(s["user_share"] - 28.0) < 0.01 else 1)' ||
 	fail "status after tune: $("$ISOCTL" status --json)"
 "$ISOCTL" tune user_cpu=0 >/dev/null || fail "isoctl tune user_cpu=0 failed"
-"$ISOCTL" status --json | python3 -c 'import json,sys; sys.exit(1 if "user_cpu" in json.load(sys.stdin) else 0)' ||
+"$ISOCTL" status --json | /usr/bin/python3 -c 'import json,sys; sys.exit(1 if "user_cpu" in json.load(sys.stdin) else 0)' ||
 	fail "shares still shown after user_cpu=0"
 stop_isod
 log "isoctl tune user_cpu: root only, on and off at run time"

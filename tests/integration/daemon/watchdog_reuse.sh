@@ -11,7 +11,7 @@
 source "$SRC_ROOT/tests/integration/lib.sh"
 need_root
 need_starvable_enforcer
-out=$ISO_TMP/spin.out
+tries=0
 scale=${ISOSCHED_TEST_TIME_SCALE:-1}
 # This shell and all it starts stay off isod's CPU: left on CPU 0 it waits
 # there behind the hog until the kernel's RT throttling lets SCHED_OTHER
@@ -36,6 +36,10 @@ not_reached() {
 try_once() {
 	: >"$ISO_TMP/isod.log"
 	start_isod_on_cpu0
+	# a file of the try's own: the shell truncates it in the background
+	# child, after this one may have read the last try's "ready" and tid
+	tries=$((tries + 1))
+	out=$ISO_TMP/spin.$tries.out
 	# one process, one thread: free once it is reaped
 	"${AS_NOBODY[@]}" taskset -c 1 "$SPIN" --seconds $((10 * scale)) --duty 5 --iso rr --prio 20 --threads 1 >"$out" &
 	victim=$!

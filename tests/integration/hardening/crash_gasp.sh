@@ -18,7 +18,8 @@ export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}handle_segv=0:detect_stack_u
 
 "${AS_NOBODY[@]}" sleep 120 &
 victim=$!; ISO_CHILDREN+=($victim)
-sleep 0.1
+# setpriv has exec'd sleep as nobody
+wait_exec "$victim" sleep || fail "the victim did not start"
 
 # probe MODE: run crashprobe MODE on the victim; it must die of SIGSEGV
 # and leave the victim SCHED_OTHER.

@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Fault: isod SIGKILLed while 100 ISO threads (spin --threads 100 as nobody,
 # mostly asleep) run kernel RT, then restarted:
-#  A. with its state file: within 1 s of the restart every thread is
-#     tracked again (isoctl status --json) — policed — and none is kernel
-#     RT untracked;
+#  A. with its state file: once the restarted isod answers, every thread
+#     is tracked again (isoctl status --json) — policed — and none is
+#     kernel RT untracked;
 #  B. with the state file deleted (and the start-up sweep on, in a band of
-#     this test's own, 70..80): within 1 s every one of them is SCHED_OTHER,
+#     this test's own, 70..80): once it answers, every one of them is
+#     SCHED_OTHER,
 #     while root's own RT thread in the band is left alone;
 #  C. a crash (SIGSEGV, SIGABRT sent to isod): isod demotes every ISO
 #     thread on its way down — all 100 are SCHED_OTHER once it is gone —
@@ -27,23 +28,26 @@ start_family() {
 	case "$r" in "rt_tracked 100 "*) ;; *) fail "not all 100 threads ISO: $r";; esac
 }
 
-# restart_within_1s MODE: start isod again, poll until MODE holds, <= 1 s
-restart_within_1s() {
+# restart_policing MODE: start isod again; MODE holds once it answers.
+# isod reads its state file and sweeps the band before it serves
+# (isod.c), so the event is its first answer (start_isod waits for it),
+# not a time: the first look must already see MODE. The time to that
+# answer is printed, not judged (the machine's load sets it).
+restart_policing() {
 	local t0 dt r
 	t0=$(now_ms)
 	start_isod "${opts[@]}"
-	while :; do
-		r=$(police_report $tids)
-		dt=$(($(now_ms) - t0))
-		case "$1:$r" in
-		policed:"rt_tracked "*" rt_untracked 0 other_tracked "*) 
-			# every thread tracked (RT or demoted), none RT untracked
-			[ "$(echo "$r" | awk '{print $2 + $6}')" = 100 ] && break;;
-		demoted:"rt_tracked 0 rt_untracked 0 other_tracked 0 other 100 "*) break;;
-		esac
-		[ "$dt" -le 1000 ] || fail "$1 not reached 1 s after the restart: $r"
-	done
-	log "$1 $dt ms after the restart: $r"
+	r=$(police_report $tids)
+	dt=$(($(now_ms) - t0))
+	case "$1:$r" in
+	policed:"rt_tracked "*" rt_untracked 0 other_tracked "*)
+		# every thread tracked (RT or demoted), none RT untracked
+		[ "$(echo "$r" | awk '{print $2 + $6}')" = 100 ] ||
+			fail "$1: not every thread tracked once the restarted isod answered: $r";;
+	demoted:"rt_tracked 0 rt_untracked 0 other_tracked 0 other 100 "*) ;;
+	*) fail "$1 does not hold once the restarted isod answered: $r";;
+	esac
+	log "$1 once the restarted isod answered, $dt ms after its start: $r"
 }
 
 # A. state file kept
@@ -54,7 +58,7 @@ kill -KILL "$ISOD_PID"; wait "$ISOD_PID" 2>/dev/null; ISOD_PID=
 r=$(police_report $tids)
 log "isod killed: $r"
 case "$r" in *"rt_untracked 100 "*) ;; *) fail "threads not left RT by the killed isod: $r";; esac
-restart_within_1s policed
+restart_policing policed
 [ "$(tracked_total)" = 100 ] || fail "restarted isod tracks $(tracked_total) threads, want 100"
 assert_serving "restart with state"
 stop_isod
@@ -67,11 +71,12 @@ opts=($(no_rate_limit) --band 70:80 --sweep-orphans yes)
 start_isod "${opts[@]}"
 start_family "$ISO_TMP/famB"
 chrt -f -R 75 sleep 20 & rootrt=$!; ISO_CHILDREN+=($rootrt)
-sleep 0.1
+# chrt execs sleep once the policy is set
+wait_exec "$rootrt" sleep || fail "root's bystander did not start"
 [ "$(kernel_sched "$rootrt")" = "1 75" ] || fail "root's bystander not FIFO 75: $(kernel_sched "$rootrt")"
 kill -KILL "$ISOD_PID"; wait "$ISOD_PID" 2>/dev/null; ISOD_PID=
 rm -f "$ISO_TMP/isod.state"
-restart_within_1s demoted
+restart_policing demoted
 [ "$(kernel_sched "$rootrt")" = "1 75" ] || fail "the sweep touched root's own RT thread: $(kernel_sched "$rootrt")"
 [ "$(tracked_total)" = 0 ] || fail "isod tracks $(tracked_total) threads after a stateless restart"
 assert_serving "restart without state"
@@ -93,7 +98,7 @@ for sig in SEGV ABRT; do
 	r=$(police_report $tids)
 	log "isod died of SIG$sig: $r"
 	case "$r" in *"rt_tracked 0 rt_untracked 0 "*) ;; *) fail "SIG$sig: isod left threads kernel RT: $r";; esac
-	restart_within_1s policed
+	restart_policing policed
 	stop_isod
 	assert_no_rt_left "$fam"
 	kill_bg "$fam"

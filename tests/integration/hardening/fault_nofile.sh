@@ -42,10 +42,13 @@ refused=$(grep -h iso_set_thread "$ISO_TMP/n" "$ISO_TMP/d" | sed 's/thread [0-9]
 log "isod: $(isod_fds) fds, tracking $(tracked_total) threads"
 [ -z "$refused" ] || log "refused grants: $refused"
 
+fdh=$(isod_fds)
 "${AS_NOBODY[@]}" "$HARDTOOL" hold 64 8 >"$ISO_TMP/hold" 2>&1 &
 h=$!; ISO_CHILDREN+=($h)
 wait_lines "$ISO_TMP/hold" '^opened' 1 100
-sleep 0.3
+# isod has accepted them (a socket and a pidfd each), 5 s at most: an isod
+# out of fds cannot, and the status request below says so
+for _ in $(seq 100); do [ "$(isod_fds)" -ge $((fdh + 64)) ] && break; sleep 0.05; done
 t0=$(now_ms) c0=$(isod_ticks)
 if timeout 4 "$ISOCTL" status >/dev/null 2>&1; then answered=yes; else answered=no; fi
 c1=$(isod_ticks) t1=$(now_ms)

@@ -124,6 +124,9 @@ static int do_flood(double rate, double seconds)
 		fprintf(stderr, "flood: connect: %s\n", strerror(-fd));
 		return 1;
 	}
+	/* the test starts the other user's client on this line, not on time */
+	printf("connected\n");
+	fflush(stdout);
 	while (now_s() < end) {
 		double due = t0 + (double)sent / rate;
 		int len, r;
@@ -307,6 +310,9 @@ static int do_noread(int n, double seconds)
 
 	if (fd < 0)
 		return 1;
+	/* the test starts the other user's client on this line, not on time */
+	printf("connected\n");
+	fflush(stdout);
 	len = encode_get(buf, sizeof(buf), 1, gettid());
 	while (now_s() < end && sent < n && !peer_closed(fd)) {
 		if (send(fd, buf, (size_t)len, MSG_DONTWAIT | MSG_NOSIGNAL) == len)

@@ -34,57 +34,84 @@ wait_lines() {
 # PREFIX (e.g. "${AS_DAEMON[@]}"), one line each: the time in ms, or
 # "fail ...". Timed inside one client process (status_rtt.py), so that
 # process start-up on a loaded machine is not counted as isod's delay.
+# With SERVING_CONTROL set (a control_echo.py socket), each line has a
+# second figure: the round trip to the control right after.
 SERVING_TRIES=20
+SERVING_CONTROL=
 status_times() {
 	"$@" /usr/bin/python3 "$SRC_ROOT/tests/integration/hardening/status_rtt.py" \
-		"$ISOSCHED_SOCKET" "$SERVING_TRIES" 2>&1 || echo "fail client_exited"
+		"$ISOSCHED_SOCKET" "$SERVING_TRIES" $SERVING_CONTROL 2>&1 || echo "fail client_exited"
 }
 
-# summary of status_times' lines: "min/median/max ms (N tries)"
+# summary of status_times' lines [COLUMN, 1: isod's, 2: the control's]:
+# "min/median/max ms (N tries)"
 times_summary() {
-	grep -v '^fail' | sort -n |
+	grep -v '^fail' | awk -v c="${1:-1}" '{print $c}' | sort -n |
 		awk '{v[NR] = $1} END {printf "%s/%s/%s ms (%d tries)", v[1], v[int((NR + 1) / 2)], v[NR], NR}'
 }
 
-# The worst of status_times' lines, rounded up to a whole ms (999999 if
-# one failed).
+# The worst of status_times' lines [COLUMN], rounded up to a whole ms
+# (999999 for isod's if one failed; the control's leaves failed ones out).
 times_worst() {
-	awk '$1 == "fail" {w = 999999} $1 != "fail" && $1 > w {w = $1}
+	awk -v c="${1:-1}" '$1 == "fail" && c == 1 {w = 999999} $1 != "fail" && $c > w {w = $c}
 		END {printf "%d\n", (w == int(w)) ? w : int(w) + 1}'
 }
 
-# The median of status_times' lines (999999 if one failed).
+# The median of status_times' lines [COLUMN] (999999 for isod's if one
+# failed; the control's leaves failed ones out).
 times_median() {
-	awk '$1 == "fail" {f = 1} $1 != "fail" {print $1} END {if (f) print 999999}' |
+	awk -v c="${1:-1}" '$1 == "fail" && c == 1 {f = 1} $1 != "fail" {print $c} END {if (f) print 999999}' |
 		sort -n | awk '{v[NR] = $1} END {printf "%d\n", v[int((NR + 1) / 2)] + 0.999}'
+}
+
+# start_control: a control server (control_echo.py) for the round trips,
+# up to 10 minutes, ended with the test; sets SERVING_CONTROL. Its clients
+# wait what the machine's load alone makes them wait: that much of
+# isod's round trips is not isod's.
+start_control() {
+	local sock=$ISO_TMP/control.sock
+	[ -z "$SERVING_CONTROL" ] || return 0
+	/usr/bin/python3 "$SRC_ROOT/tests/integration/hardening/control_echo.py" "$sock" 600 \
+		>"$ISO_TMP/control.out" 2>&1 &
+	ISO_CHILDREN+=($!)
+	wait_file_lines "$ISO_TMP/control.out" '^ready' 1 ||
+		fail "the control server did not start: $(cat "$ISO_TMP/control.out")"
+	SERVING_CONTROL=$sock
 }
 
 # assert_serving LABEL: isod alive, and 20 status round trips of root AND
 # of another user (daemon) all answered, the worst within 150 ms and the
-# median within 20 ms: what one user does must not delay the others. The
-# worst-case bound only catches "hundreds of ms" (before issue 11 a
-# connection flood gave a median of 225 ms, a worst of 800-1300 ms): this
-# machine is shared, and spikes of 70-90 ms hit an idle isod too (other
-# tests' RT spinners); the median catches a systematic delay that such
-# spikes cannot explain. The distribution is logged.
+# median within 20 ms of the control's (start_control: each try is paired
+# with a round trip to a plain server beside isod): what one user does
+# must not delay the others. The worst-case bound only catches "hundreds
+# of ms" (before issue 11 a connection flood gave a median of 225 ms, a
+# worst of 800-1300 ms); the median catches a systematic delay. What the
+# machine's load costs every server alike (a shared machine, stress-ng:
+# 229 ms seen on an idle isod) is the control's, not isod's, and is not
+# held against it. Both distributions are logged.
 SERVING_WORST_MS=150
 SERVING_MEDIAN_MS=20
 assert_serving() {
-	local who times worst median
+	local who times worst median cworst cmedian
 	kill -0 "$ISOD_PID" 2>/dev/null || fail "$1: isod died"
+	start_control
 	for who in root daemon; do
 		if [ $who = root ]; then
 			times=$(status_times)
 		else
 			times=$(status_times "${AS_DAEMON[@]}")
 		fi
-		worst=$(echo "$times" | times_worst)
-		median=$(echo "$times" | times_median)
-		log "$1: $who's status round trips: min/median/max $(echo "$times" | times_summary)"
-		[ "$worst" -le "$SERVING_WORST_MS" ] ||
-			fail "$1: $who's status round trip took $worst ms (worst of $SERVING_TRIES; 999999: failed: $(echo "$times" | grep -m1 fail)), want <= $SERVING_WORST_MS"
-		[ "$median" -le "$SERVING_MEDIAN_MS" ] ||
-			fail "$1: $who's status round trips took $median ms (median of $SERVING_TRIES), want <= $SERVING_MEDIAN_MS"
+		worst=$(echo "$times" | times_worst 1)
+		median=$(echo "$times" | times_median 1)
+		cworst=$(echo "$times" | times_worst 2)
+		cmedian=$(echo "$times" | times_median 2)
+		log "$1: $who's status round trips: min/median/max $(echo "$times" | times_summary 1); the control's $(echo "$times" | times_summary 2)"
+		! echo "$times" | grep -q '^fail' ||
+			fail "$1: $who's status round trip failed: $(echo "$times" | grep -m1 '^fail')"
+		[ "$worst" -le $((SERVING_WORST_MS + cworst)) ] ||
+			fail "$1: $who's status round trip took $worst ms (worst of $SERVING_TRIES; 999999: failed: $(echo "$times" | grep -m1 fail)), want <= $SERVING_WORST_MS + the control's $cworst"
+		[ "$median" -le $((SERVING_MEDIAN_MS + cmedian)) ] ||
+			fail "$1: $who's status round trips took $median ms (median of $SERVING_TRIES), want <= $SERVING_MEDIAN_MS + the control's $cmedian"
 	done
 }
 

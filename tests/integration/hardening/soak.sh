@@ -100,7 +100,9 @@ grep -q ' other 0 ' "$ISO_TMP/client" || fail "daemon's client not always served
 
 for _ in $(seq 100); do [ "$(tracked_total)" = 0 ] && break; sleep 0.1; done
 [ "$(tracked_total)" = 0 ] || fail "isod still tracks $(tracked_total) threads after everything ended: $(tracked_tids | head -5 | tr '\n' ' ')"
-sleep 0.3
+# the clients' connections are closed as isod sees them gone: a leak
+# never goes back, so waiting for it (5 s at most) is no leniency
+for _ in $(seq 100); do [ "$(isod_fds)" -le $((fd0 + 1)) ] && break; sleep 0.05; done
 fd1=$(isod_fds) rss1=$(isod_rss_kb)
 tol=$((1024 + 2 * secs))
 log "at idle after: isod $fd1 fds (was $fd0), VmRSS $rss1 kB (was $rss0; tolerance $tol kB)"

@@ -1,7 +1,10 @@
-"""status_rtt.py SOCKET N: N STATUS round trips to isod (connect, request,
-reply, close: what one `isoctl status` costs isod's clients), timed inside
-one process so that process start-up on a loaded machine is not counted.
-Prints one line per try: the milliseconds, or "fail REASON".
+"""status_rtt.py SOCKET N [CONTROL]: N STATUS round trips to isod (connect,
+request, reply, close: what one `isoctl status` costs isod's clients),
+timed inside one process so that process start-up on a loaded machine is
+not counted. Prints one line per try: the milliseconds, or "fail REASON".
+With CONTROL (control_echo.py's socket), each try is followed by one
+round trip to the control, and the line is "ISOD_MS CONTROL_MS": what the
+machine's load alone costs a client at that moment.
 Run with /usr/bin/python3 (the clients are unprivileged users)."""
 import socket
 import struct
@@ -32,15 +35,27 @@ def one(path, seq):
         raise OSError("reply does not match the request")
 
 
+def timed(path, seq):
+    t0 = time.perf_counter()
+    one(path, seq)
+    return "%.1f" % ((time.perf_counter() - t0) * 1000)
+
+
 def main():
     path, n = sys.argv[1], int(sys.argv[2])
+    control = sys.argv[3] if len(sys.argv) > 3 else None
     for seq in range(1, n + 1):
-        t0 = time.perf_counter()
         try:
-            one(path, seq)
-            print("%.1f" % ((time.perf_counter() - t0) * 1000))
+            line = timed(path, seq)
         except OSError as e:
-            print("fail", str(e).replace(" ", "_"))
+            line = "fail " + str(e).replace(" ", "_")
+        if control and not line.startswith("fail"):
+            try:
+                # the echo of a STATUS request passes one()'s checks
+                line += " " + timed(control, seq)
+            except OSError as e:
+                line = "fail control:" + str(e).replace(" ", "_")
+        print(line)
         sys.stdout.flush()
         time.sleep(0.01)
 
