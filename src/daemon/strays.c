@@ -8,10 +8,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "accounting_bpf.h"
 #include "actuator.h"
+#include "exiting.h"
 #include "forkwatch.h"
 #include "grants.h"
 #include "iso_plan.h"
@@ -80,8 +82,19 @@ static void read_comm(const char *proc, pid_t pid, pid_t tid, char *buf, size_t 
 			*c = '?'; /* the comm is the user's: no control bytes in the log */
 }
 
+static int64_t mono_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
 /* Phase 2, under d->lock: tid was RT in the band a moment ago. Pin it,
- * look again, and demote it if it is a stray. 1 when demoted. */
+ * look again, and demote it if it is a stray. 1 when demoted. A thread
+ * on its way out (exiting.h: mostly one isod granted, forgotten at its
+ * exit) is demoted too, whatever it looks like, but without a warning,
+ * and is no stray: 0. */
 static int police(struct isod *d, pid_t pid, pid_t tid)
 {
 	struct tracked pin;
@@ -89,6 +102,7 @@ static int police(struct isod *d, pid_t pid, pid_t tid)
 	struct rt_limits lim;
 	char comm[32];
 	int policy, prio, nice, r = 0;
+	bool exiting = false;
 
 	if (tasks_find(&d->tasks, tid))
 		return 0; /* isod's own */
@@ -105,15 +119,27 @@ static int police(struct isod *d, pid_t pid, pid_t tid)
 			  lim.rtprio_hard);
 		goto out;
 	}
+	/* its own flags and state (exiting.h); unreadable is gone */
+	if (read_thread_exiting(d->proc, pid, tid, &exiting) < 0)
+		goto out;
 	/* still the pinned thread: what we read was its */
 	if (!tasks_alive(&pin))
 		goto out;
 	read_comm(d->proc, pid, tid, comm, sizeof(comm));
 	r = actuator_demote(backend_current(), tid);
-	if (r == 0) {
-		log_warning("stray: thread %d (process %d, uid %u, comm %s) was kernel %s %d in the band with no isod record: demoted to SCHED_OTHER",
-			    (int)tid, (int)pid, (unsigned)(st.ruid ? st.ruid : st.euid), comm,
-			    policy == SCHED_FIFO ? "SCHED_FIFO" : "SCHED_RR", prio);
+	if (r == 0 && exiting) {
+		/* PF_EXITING never clears and a zombie never runs: no way
+		 * back to user space, so no stray; demoted all the same */
+		d->stray_log.exiting++;
+		log_debug("thread %d (process %d, uid %u, comm %s) is exiting, still kernel %s %d in the band with no isod record (isod forgets a thread at its exit): demoted, no stray",
+			  (int)tid, (int)pid, (unsigned)(st.ruid ? st.ruid : st.euid), comm,
+			  policy == SCHED_FIFO ? "SCHED_FIFO" : "SCHED_RR", prio);
+		r = 0;
+	} else if (r == 0) {
+		stray_log_warn(&d->stray_log, mono_now_ns(),
+			       "stray: thread %d (process %d, uid %u, comm %s) was kernel %s %d in the band with no isod record: demoted to SCHED_OTHER",
+			       (int)tid, (int)pid, (unsigned)(st.ruid ? st.ruid : st.euid), comm,
+			       policy == SCHED_FIFO ? "SCHED_FIFO" : "SCHED_RR", prio);
 		events_add(&d->events, ISO_EVENT_STRAY, tid, pid, st.ruid ? st.ruid : st.euid, prio);
 		r = 1;
 	} else {
@@ -158,6 +184,9 @@ int strays_sweep(struct isod *d)
 
 	if (!dir)
 		return log_error_errno(-errno, "cannot list %s", d->proc);
+	pthread_mutex_lock(&d->lock);
+	d->stray_log.sweeps++;
+	pthread_mutex_unlock(&d->lock);
 	while ((de = readdir(dir))) {
 		pid_t pid;
 
@@ -167,6 +196,10 @@ int strays_sweep(struct isod *d)
 	closedir(dir);
 	if (n)
 		log_warning("demoted %d stray band thread%s isod did not police", n, n == 1 ? "" : "s");
+	/* and the count of each a window's quota of lines held back */
+	pthread_mutex_lock(&d->lock);
+	(void)stray_log_flush(&d->stray_log, mono_now_ns());
+	pthread_mutex_unlock(&d->lock);
 	return n;
 }
 
@@ -242,11 +275,13 @@ int strays_timeout_ms(struct isod *d, int64_t now_ns)
 {
 	bool busy, tracked, audit = d->cfg.sweep_orphans && !d->cfg.dry_run && d->cfg.audit_interval;
 	int timeout = -1;
+	int64_t held_until;
 
 	pthread_mutex_lock(&d->lock);
 	busy = d->n_lost > 0 || d->lost_overflow || d->server_wake < 0 ||
 	       atomic_load(&d->state_dirty);
 	tracked = d->tasks.used > 0;
+	held_until = stray_log_due(&d->stray_log);
 	pthread_mutex_unlock(&d->lock);
 	if (busy)
 		return 100;
@@ -264,6 +299,12 @@ int strays_timeout_ms(struct isod *d, int64_t now_ns)
 
 		timeout = timeout < 0 || a < timeout ? a : timeout;
 	}
+	/* the "N more suppressed" line of a window, when it ends */
+	if (held_until != INT64_MAX) {
+		int h = ms_until(held_until, now_ns, 100000);
+
+		timeout = timeout < 0 || h < timeout ? h : timeout;
+	}
 	return timeout;
 }
 
@@ -280,6 +321,7 @@ void strays_tick(struct isod *d, int64_t now_ns)
 	all = d->lost_overflow;
 	d->n_lost = 0;
 	d->lost_overflow = false;
+	(void)stray_log_flush(&d->stray_log, now_ns);
 	if (now_ns >= d->next_verify_ns && !d->cfg.dry_run) {
 		d->next_verify_ns = now_ns + 1000000000;
 		/* every VERIFY_FULL_EVERY-th asks the kernel about every
@@ -390,9 +432,22 @@ int strays_kernel(struct isod *d)
 {
 	struct kernel_report k = { d, d->cfg.sweep_orphans && !d->cfg.dry_run, 0 };
 	int r = acct_bpf_take_reports(on_kernel_stray, on_kernel_lineage, &k);
+	uint64_t lost;
 
 	if (acct_bpf_lineage_lost())
 		lineage_lost(d);
+	/* the ring was full: reports are gone, their strays are not — a
+	 * full audit now finds every one */
+	pthread_mutex_lock(&d->lock);
+	lost = stray_log_lost(&d->stray_log, acct_bpf_strays_lost());
+	pthread_mutex_unlock(&d->lock);
+	if (lost) {
+		log_warning("BPF accounting: %llu stray report%s lost (the kernel's ring was full)%s",
+			    (unsigned long long)lost, lost == 1 ? "" : "s",
+			    k.act ? ": auditing every thread now" : "");
+		if (k.act)
+			k.demoted += strays_sweep(d);
+	}
 	if (r < 0)
 		return log_debug_errno(r, "cannot read the BPF accounting's stray reports");
 	return k.demoted;
