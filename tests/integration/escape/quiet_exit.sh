@@ -82,4 +82,28 @@ for t in $granted; do
 	case "$p" in 1|2) fail "granted thread $t still kernel RT ($p) after its program ended";; esac
 done
 audit_ok "after $n grants to short-lived programs"
+
+# "Exiting" is decided per thread: a live thread beside a zombie leader
+# (its process's main thread left through pthread_exit) is no exiting
+# thread. Root makes both kernel FIFO in the band: both are demoted, the
+# living one with its "stray:" line, the zombie without.
+"${NOBODY[@]}" "$SHORTLIVED" zombie-leader 8000 >"$ISO_TMP/zombie.out" 2>&1 &
+zpid=$!
+ISO_CHILDREN+=($zpid)
+wait_for "$ISO_TMP/zombie.out" '^survivor tid' || fail "no survivor: $(cat "$ISO_TMP/zombie.out")"
+ztid=$(field "$ISO_TMP/zombie.out" survivor tid)
+for _ in $(seq 50); do
+	grep -q '^State:.*Z' "/proc/$zpid/task/$zpid/status" 2>/dev/null && break
+	sleep 0.1
+done
+grep -q '^State:.*Z' "/proc/$zpid/task/$zpid/status" || fail "leader $zpid is no zombie"
+chrt -f -p 85 "$zpid" 2>/dev/null || log "the kernel refused to change the zombie leader $zpid"
+chrt -f -p 85 "$ztid" || fail "chrt on survivor $ztid"
+wait_not_rt "$ztid" 50 || fail "live thread $ztid beside a zombie leader still kernel RT 5 s later"
+wait_not_rt "$zpid" 50 || fail "zombie leader $zpid still kernel RT 5 s later"
+wait_for "$ISO_TMP/isod.log" "stray: thread $ztid \\(process $zpid," 30 ||
+	fail "live thread $ztid beside a zombie leader was demoted without its stray line: $(grep -E "thread $ztid " "$ISO_TMP/isod.log")"
+! grep -qE "stray: thread $zpid \\(" "$ISO_TMP/isod.log" || fail "the zombie leader $zpid was called a stray"
+log "live thread beside a zombie leader: a stray; the zombie: demoted, no line"
+audit_ok "after the zombie leader's stray"
 echo PASS

@@ -9,6 +9,9 @@
  *                             the main thread exits first (pthread_exit:
  *                             a zombie leader, still kernel FIFO), the
  *                             other runs MS ms more, then the process ends
+ *   shortlived zombie-leader MS  no ISO: the main thread exits first, the
+ *                             other says "survivor tid T" and lives MS ms
+ *                             asleep (a stray-to-be beside a zombie leader)
  *
  * Priority ESC_PRIO (default 30). Output: "granted tid T" per grant,
  * "done" at the end.
@@ -83,6 +86,17 @@ static void *survivor(void *arg)
 	exit(0);
 }
 
+static void *sleeper(void *arg)
+{
+	struct timespec nap = { ms / 1000, (ms % 1000) * 1000000L };
+
+	(void)arg;
+	printf("survivor tid %d\n", (int)syscall(SYS_gettid));
+	fflush(stdout);
+	nanosleep(&nap, NULL);
+	exit(0);
+}
+
 int main(int argc, char **argv)
 {
 	pthread_t t[64];
@@ -112,6 +126,12 @@ int main(int argc, char **argv)
 		pthread_barrier_wait(&both_granted);
 		pthread_exit(NULL); /* the leader goes, the process lives on */
 	}
-	fprintf(stderr, "usage: shortlived threads N MS | main-first MS\n");
+	if (argc == 3 && !strcmp(argv[1], "zombie-leader")) {
+		ms = atoi(argv[2]);
+		if (ms < 0 || ms > 8000 || pthread_create(&t[0], NULL, sleeper, NULL))
+			return 2;
+		pthread_exit(NULL);
+	}
+	fprintf(stderr, "usage: shortlived threads N MS | main-first MS | zombie-leader MS\n");
 	return 2;
 }
