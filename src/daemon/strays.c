@@ -119,9 +119,11 @@ static int police(struct isod *d, pid_t pid, pid_t tid)
 			  lim.rtprio_hard);
 		goto out;
 	}
-	/* its own flags and state (exiting.h); unreadable is gone */
+	/* its own flags and state (exiting.h); unreadable: not exiting (a
+	 * gone thread fails the pin's check next, anything else is policed
+	 * as a stray: never a way to stay RT) */
 	if (read_thread_exiting(d->proc, pid, tid, &exiting) < 0)
-		goto out;
+		exiting = false;
 	/* still the pinned thread: what we read was its */
 	if (!tasks_alive(&pin))
 		goto out;
