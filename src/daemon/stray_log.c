@@ -5,6 +5,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "log.h"
 
@@ -26,12 +27,14 @@ bool stray_log_admit(struct stray_log *sl, int64_t now_ns)
 	return false;
 }
 
-void stray_log_warn(struct stray_log *sl, int64_t now_ns, const char *fmt, ...)
+void stray_log_warn(struct stray_log *sl, const char *fmt, ...)
 {
 	char line[400];
+	struct timespec ts;
 	va_list ap;
 
-	if (!stray_log_admit(sl, now_ns))
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	if (!stray_log_admit(sl, (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec))
 		return;
 	va_start(ap, fmt);
 	vsnprintf(line, sizeof(line), fmt, ap);

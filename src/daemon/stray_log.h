@@ -32,11 +32,12 @@ struct stray_log {
 /* One more stray demoted at now_ns (CLOCK_MONOTONIC): counted; true when
  * its warning is to be written, false when the window's quota is spent. */
 bool stray_log_admit(struct stray_log *sl, int64_t now_ns);
-/* Write a stray's warning line if stray_log_admit lets it. */
-void stray_log_warn(struct stray_log *sl, int64_t now_ns, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+/* Write a stray's warning line if stray_log_admit lets it (now). */
+void stray_log_warn(struct stray_log *sl, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
 /* The window is over at now_ns: write its "N more suppressed" line, if
- * any was held; returns how many were. */
+ * any was held; returns how many were. The server's tick calls it (and
+ * wakes for it: stray_log_due). */
 uint64_t stray_log_flush(struct stray_log *sl, int64_t now_ns);
 /* When the current window with held lines ends (INT64_MAX: none held):
  * the server wakes for its line. */

@@ -8,7 +8,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "accounting_bpf.h"
@@ -82,14 +81,6 @@ static void read_comm(const char *proc, pid_t pid, pid_t tid, char *buf, size_t 
 			*c = '?'; /* the comm is the user's: no control bytes in the log */
 }
 
-static int64_t mono_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
-
 /* Phase 2, under d->lock: tid was RT in the band a moment ago. Pin it,
  * look again, and demote it if it is a stray. 1 when demoted. A thread
  * on its way out (exiting.h: mostly one isod granted, forgotten at its
@@ -138,8 +129,7 @@ static int police(struct isod *d, pid_t pid, pid_t tid)
 			  policy == SCHED_FIFO ? "SCHED_FIFO" : "SCHED_RR", prio);
 		r = 0;
 	} else if (r == 0) {
-		stray_log_warn(&d->stray_log, mono_now_ns(),
-			       "stray: thread %d (process %d, uid %u, comm %s) was kernel %s %d in the band with no isod record: demoted to SCHED_OTHER",
+		stray_log_warn(&d->stray_log, "stray: thread %d (process %d, uid %u, comm %s) was kernel %s %d in the band with no isod record: demoted to SCHED_OTHER",
 			       (int)tid, (int)pid, (unsigned)(st.ruid ? st.ruid : st.euid), comm,
 			       policy == SCHED_FIFO ? "SCHED_FIFO" : "SCHED_RR", prio);
 		events_add(&d->events, ISO_EVENT_STRAY, tid, pid, st.ruid ? st.ruid : st.euid, prio);
@@ -198,10 +188,6 @@ int strays_sweep(struct isod *d)
 	closedir(dir);
 	if (n)
 		log_warning("demoted %d stray band thread%s isod did not police", n, n == 1 ? "" : "s");
-	/* and the count of each a window's quota of lines held back */
-	pthread_mutex_lock(&d->lock);
-	(void)stray_log_flush(&d->stray_log, mono_now_ns());
-	pthread_mutex_unlock(&d->lock);
 	return n;
 }
 
