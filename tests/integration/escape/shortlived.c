@@ -9,13 +9,18 @@
  *                             the main thread exits first (pthread_exit:
  *                             a zombie leader, still kernel FIFO), the
  *                             other runs MS ms more, then the process ends
+ *   shortlived herd N         no ISO: N threads (small stacks) wait on one
+ *                             condition; "ready pid P" once all wait; a
+ *                             line on stdin wakes them all at once, each
+ *                             then waits for good (a herd of strays-to-be
+ *                             switching in together: the kernel's ring)
  *   shortlived zombie-leader MS  no ISO: the main thread exits first, the
  *                             other says "survivor tid T" and lives MS ms
  *                             asleep (a stray-to-be beside a zombie leader)
  *
  * Priority ESC_PRIO (default 30). Output: "granted tid T" per grant,
  * "done" at the end.
- * Bounded: alarm(10). */
+ * Bounded: alarm(10), herd alarm(30). */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -86,6 +91,56 @@ static void *survivor(void *arg)
 	exit(0);
 }
 
+static pthread_mutex_t herd_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t herd_go = PTHREAD_COND_INITIALIZER, herd_stay = PTHREAD_COND_INITIALIZER;
+static int herd_waiting, herd_gone;
+
+static void *herd_member(void *arg)
+{
+	(void)arg;
+	pthread_mutex_lock(&herd_lock);
+	herd_waiting++;
+	while (!herd_gone)
+		pthread_cond_wait(&herd_go, &herd_lock);
+	for (;;) /* asleep until the process ends */
+		pthread_cond_wait(&herd_stay, &herd_lock);
+	return NULL;
+}
+
+static int run_herd(int n)
+{
+	pthread_attr_t a;
+	pthread_t t;
+	char line[16];
+	int w;
+
+	pthread_attr_init(&a);
+	pthread_attr_setstacksize(&a, 64 * 1024);
+	for (int i = 0; i < n; i++)
+		if (pthread_create(&t, &a, herd_member, NULL))
+			return 1;
+	do {
+		struct timespec nap = { 0, 10000000 };
+
+		nanosleep(&nap, NULL);
+		pthread_mutex_lock(&herd_lock);
+		w = herd_waiting;
+		pthread_mutex_unlock(&herd_lock);
+	} while (w < n);
+	printf("ready pid %d\n", (int)getpid());
+	fflush(stdout);
+	if (!fgets(line, sizeof(line), stdin))
+		return 1;
+	pthread_mutex_lock(&herd_lock);
+	herd_gone = 1;
+	pthread_cond_broadcast(&herd_go);
+	pthread_mutex_unlock(&herd_lock);
+	printf("woken\n");
+	fflush(stdout);
+	pause();
+	return 0;
+}
+
 static void *sleeper(void *arg)
 {
 	struct timespec nap = { ms / 1000, (ms % 1000) * 1000000L };
@@ -126,12 +181,19 @@ int main(int argc, char **argv)
 		pthread_barrier_wait(&both_granted);
 		pthread_exit(NULL); /* the leader goes, the process lives on */
 	}
+	if (argc == 3 && !strcmp(argv[1], "herd")) {
+		n = atoi(argv[2]);
+		if (n < 1 || n > 8000)
+			return 2;
+		alarm(30);
+		return run_herd(n);
+	}
 	if (argc == 3 && !strcmp(argv[1], "zombie-leader")) {
 		ms = atoi(argv[2]);
 		if (ms < 0 || ms > 8000 || pthread_create(&t[0], NULL, sleeper, NULL))
 			return 2;
 		pthread_exit(NULL);
 	}
-	fprintf(stderr, "usage: shortlived threads N MS | main-first MS | zombie-leader MS\n");
+	fprintf(stderr, "usage: shortlived threads N MS | main-first MS | herd N | zombie-leader MS\n");
 	return 2;
 }
