@@ -12,7 +12,11 @@
  * under the process id with the thread's policy, while isod's handle on
  * the old TID fails), isod's record was lost while it was down, or some
  * path nobody thought of. A stray is demoted to SCHED_OTHER (its nice
- * kept, RESET_ON_FORK) with one warning naming pid, tid, uid and comm.
+ * kept, RESET_ON_FORK) with one warning naming pid, tid, uid and comm
+ * (at most STRAY_LOG_BURST a window, the rest counted: stray_log.h). A
+ * thread on its way out (PF_EXITING, a zombie: exiting.h) is no stray —
+ * isod forgets a thread at its exit while the kernel keeps its policy a
+ * moment longer — and is demoted without a warning.
  *
  * When isod looks:
  *   - the process of a tracked thread found gone (isod_forget queues it;
@@ -26,7 +30,7 @@
  *     user thread switching in at a band priority that isod does not
  *     track is reported on a ring buffer the server thread polls
  *     (strays_kernel), so a stray is demoted within a loop round, not at
- *     the next audit.
+ *     the next audit; reports lost to a full ring start a full audit.
  * RLIMIT_RTTIME is no exemption: any user may set it (prlimit).
  *
  * Every scan runs on the server thread, never the enforcer, in two
