@@ -11,6 +11,9 @@ source "$SRC_ROOT/tests/integration/escape/elib.sh"
 need_root
 
 start_policing_isod
+# what isod says from here on (its start-up lines are about the machine:
+# the 6.1 guest's open file limit, say)
+from=$(($(wc -l <"$ISO_TMP/isod.log") + 1))
 audits() {
 	"$ISOCTL" status --json | /usr/bin/python3 -c 'import json,sys
 print(json.load(sys.stdin).get("strays", {}).get("audits", -1))'
@@ -50,9 +53,10 @@ log "granted: $(echo $granted)"
 # the log the demo prints: no warning or error about the demo's threads
 # (the escape suite's band may hold another test's genuine strays: those
 # lines name other threads)
-bad=$(grep -E '^<[0-4]>' "$ISO_TMP/isod.log" | grep -vE 'stray: thread [0-9]+ |demoted [0-9]+ stray band thread' || true)
+tail -n +"$from" "$ISO_TMP/isod.log" >"$ISO_TMP/demo.log"
+bad=$(grep -E '^<[0-4]>' "$ISO_TMP/demo.log" | grep -vE 'stray: thread [0-9]+ |demoted [0-9]+ stray band thread' || true)
 for t in $granted; do
-	bad+=$(grep -E "^<[0-4]>.*thread $t \(" "$ISO_TMP/isod.log" || true)
+	bad+=$(grep -E "^<[0-4]>.*thread $t \(" "$ISO_TMP/demo.log" || true)
 done
 [ -z "$bad" ] || fail "the demo's isod log has warnings: $bad"
 log "isod's log holds no warning about the demo"

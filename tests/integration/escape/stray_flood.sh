@@ -25,13 +25,21 @@ for i in $(seq $N); do
 	pids+=($!)
 	ISO_CHILDREN+=($!)
 done
-# sleeping: the kernel never switches them in, so the audit finds them
-for p in "${pids[@]}"; do
-	chrt -f -p 85 "$p" || fail "chrt on $p"
-done
+# sleeping: the kernel never switches them in, so the audit finds them;
+# all at once (one process, not 30 chrt: a slow machine, the 6.1 guest,
+# would spread them over more than a window)
+t0=$(date +%s)
+/usr/bin/python3 - "${pids[@]}" <<'PY' || fail "cannot make the sleepers FIFO"
+import os, sys
+for p in sys.argv[1:]:
+    os.sched_setscheduler(int(p), os.SCHED_FIFO, os.sched_param(85))
+PY
 for p in "${pids[@]}"; do
 	wait_not_rt "$p" 50 || fail "stray $p still kernel RT 5 s later: $(kernel_sched "$p")"
 done
+# the windows the demotions can fall in: one more than the whole windows
+# they took (a window may have opened just before)
+windows=$(( ($(date +%s) - t0 + 1) / 10 + 2 ))
 mine=0
 for p in "${pids[@]}"; do
 	stray_logged "$p" "$p" && mine=$((mine + 1))
@@ -49,11 +57,11 @@ lines=$(grep -c 'stray: thread' "$ISO_TMP/isod.log")
 said=$(grep -oE 'stray: [0-9]+ more stray warnings? suppressed' "$ISO_TMP/isod.log" | awk '{s += $2} END {print s + 0}')
 log "isoctl status: $demoted demoted, $suppressed suppressed; log: $lines stray lines, $said said suppressed"
 [ "$demoted" -ge "$N" ] || fail "isod counted $demoted strays, $N were demoted"
-[ "$lines" -le $((BURST * 2)) ] || fail "$lines stray lines for a flood of $N: not rate-limited"
-[ "$mine" -le "$BURST" ] || fail "$mine stray lines for this flood in one window (at most $BURST)"
+[ "$mine" -le $((BURST * windows)) ] && [ "$mine" -lt "$N" ] ||
+	fail "$mine stray lines for a flood of $N in at most $windows windows (at most $BURST each): not rate-limited"
 [ "$((lines0 + suppressed))" -le "$demoted" ] && [ "$((lines + suppressed))" -ge "$demoted" ] ||
 	fail "lines ($lines0..$lines) + suppressed ($suppressed) != demoted ($demoted): a stray went uncounted"
-[ "$said" -ge $((N - BURST)) ] && [ "$said" -le "$suppressed" ] ||
+[ "$said" -ge $((N - BURST * windows)) ] && [ "$said" -le "$suppressed" ] ||
 	fail "the log says $said suppressed, isoctl status $suppressed (flood of $N, $BURST lines a window)"
 audit_ok "after a flood of $N strays"
 echo PASS
