@@ -79,6 +79,19 @@ struct iso_user_info {
 	uint32_t flags;       /* ISO_USER_OVER */
 };
 
+/* isod's stray auditor (iso_strays): what it found since it started.
+ * A stray is a thread of a non-root user that was kernel RT in the band
+ * with no isod record; isod demotes it. */
+struct iso_strays_info {
+	uint32_t policing;   /* 1: isod looks for strays (sweep_orphans on, not dry-run) */
+	uint32_t reserved;   /* 0 */
+	uint64_t demoted;    /* strays demoted, each with a journal warning or in suppressed */
+	uint64_t suppressed; /* of those, warnings the rate limit held back (counted, not written) */
+	uint64_t exiting;    /* exiting threads still RT (isod's own, just exited): demoted, no warning */
+	uint64_t lost;       /* stray reports the kernel's ring had no room for (each: a full audit) */
+	uint64_t sweeps;     /* full audits of every thread on the machine */
+};
+
 /* isoctl top's view (iso_top): the status, the per-user shares, the
  * recent events and the threads with their counters, in one reply. */
 #define ISO_TOP_THREADS 200 /* thread entries per reply */
@@ -149,6 +162,9 @@ int iso_users(struct iso_users_info *st, struct iso_user_info *users, size_t cap
  * ISO_TOP_THREADS threads (out->status.total says how many there are).
  * -EOPNOTSUPP from an isod older than it. */
 int iso_top(struct iso_top_info *out);
+
+/* The stray auditor's counts. -EOPNOTSUPP from an isod older than it. */
+int iso_strays(struct iso_strays_info *out);
 
 /* The socket path the library uses: ISOSCHED_SOCKET, except in secure
  * execution (setuid, file capabilities), where only the default is used. */

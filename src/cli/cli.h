@@ -94,7 +94,10 @@ void cli_print_users_text(FILE *f, const struct iso_users_info *us,
 void cli_print_status_json(FILE *f, const struct iso_status_info *st,
 			   const struct iso_thread_info *t, size_t n,
 			   const struct iso_users_info *us,
-			   const struct iso_user_info *u, size_t nu);
+			   const struct iso_user_info *u, size_t nu,
+			   const struct iso_strays_info *sy); /* sy NULL: no "strays" key */
+/* The stray auditor's line (iso_strays). */
+void cli_print_strays_text(FILE *f, const struct iso_strays_info *sy);
 void cli_print_tunables(FILE *f, const struct iso_status_info *st);
 
 /* cli_help.c — the help texts. */

@@ -135,10 +135,23 @@ void cli_print_users_text(FILE *f, const struct iso_users_info *us,
 			(u[i].flags & ISO_USER_OVER) ? "  over its share: demoted" : "");
 }
 
+void cli_print_strays_text(FILE *f, const struct iso_strays_info *sy)
+{
+	if (!sy->policing) {
+		fprintf(f, "strays:       not policed (sweep_orphans off)\n");
+		return;
+	}
+	fprintf(f, "strays:       %" PRIu64 " demoted (%" PRIu64 " warnings suppressed), %" PRIu64
+		" kernel reports lost, %" PRIu64 " full audits; %" PRIu64
+		" exiting threads demoted (no stray)\n",
+		sy->demoted, sy->suppressed, sy->lost, sy->sweeps, sy->exiting);
+}
+
 void cli_print_status_json(FILE *f, const struct iso_status_info *st,
 			   const struct iso_thread_info *t, size_t n,
 			   const struct iso_users_info *us,
-			   const struct iso_user_info *u, size_t nu)
+			   const struct iso_user_info *u, size_t nu,
+			   const struct iso_strays_info *sy)
 {
 	size_t i;
 
@@ -165,6 +178,13 @@ void cli_print_status_json(FILE *f, const struct iso_status_info *st,
 				(u[i].flags & ISO_USER_OVER) ? "true" : "false");
 		fputc(']', f);
 	}
+	/* from an isod that counts them (ISO_MSG_STRAYS) */
+	if (sy)
+		fprintf(f, ",\"strays\":{\"policing\":%s,\"demoted\":%" PRIu64
+			",\"suppressed\":%" PRIu64 ",\"exiting\":%" PRIu64 ",\"lost\":%" PRIu64
+			",\"audits\":%" PRIu64 "}",
+			sy->policing ? "true" : "false", sy->demoted, sy->suppressed, sy->exiting,
+			sy->lost, sy->sweeps);
 	fputs("}\n", f);
 }
 

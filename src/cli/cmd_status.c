@@ -52,7 +52,8 @@ int cmd_status(int argc, char **argv)
 	/* uids past these are not listed (status still says how many) */
 	struct iso_users_info us = { 0 };
 	struct iso_user_info users[256];
-	bool json;
+	struct iso_strays_info sy;
+	bool json, have_sy;
 	size_t n = 0, nu;
 	int r;
 
@@ -69,11 +70,15 @@ int cmd_status(int argc, char **argv)
 	if (r < 0)
 		us.user_cpu = 0;
 	nu = r < 0 ? 0 : (size_t)r;
+	/* the stray auditor's counts: an isod without them, EOPNOTSUPP */
+	have_sy = iso_strays(&sy) == 0;
 	if (json) {
-		cli_print_status_json(stdout, &st, t, n, &us, users, nu);
+		cli_print_status_json(stdout, &st, t, n, &us, users, nu, have_sy ? &sy : NULL);
 	} else {
 		cli_print_status_text(stdout, &st, t, n);
 		cli_print_users_text(stdout, &us, users, nu);
+		if (have_sy)
+			cli_print_strays_text(stdout, &sy);
 	}
 	free(t);
 	return cli_finish_output(CLI_EXIT_OK);

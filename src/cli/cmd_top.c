@@ -24,7 +24,8 @@ static void print_frame(struct top_source *s, enum top_sort sort, const struct t
 {
 	static struct top_row rows[ISO_TOP_THREADS];
 	struct top_view v = { .up = s->err == 0, .error = s->error, .socket = iso_socket_path(),
-			      .info = &s->cur, .rows = rows, .sort = sort, .filter = *f,
+			      .info = &s->cur,
+			      .strays = s->have_strays ? &s->strays : NULL, .rows = rows, .sort = sort, .filter = *f,
 			      .delay_s = delay_s, .now_ms = wall_ms(), .user_name = top_user_name };
 	struct winsize ws;
 	int width = 80;

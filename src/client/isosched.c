@@ -259,6 +259,18 @@ int iso_top(struct iso_top_info *out)
 	return transact(&req, &rep, page_buf, sizeof(page_buf));
 }
 
+int iso_strays(struct iso_strays_info *out)
+{
+	struct iso_req req = { .type = ISO_MSG_STRAYS };
+	struct iso_reply rep = { 0 };
+	unsigned char buf[SMALL_MSG];
+	int r = transact(&req, &rep, buf, sizeof(buf));
+
+	if (r == 0 && out)
+		*out = rep.strays;
+	return r;
+}
+
 int iso_tune(int iso_cpu, int iso_period_s, struct iso_status_info *st)
 {
 	struct iso_req req = { .type = ISO_MSG_TUNE };

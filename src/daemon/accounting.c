@@ -54,6 +54,11 @@ void acct_bpf_report_strays(bool on)
 	(void)on;
 }
 
+uint64_t acct_bpf_strays_lost(void)
+{
+	return 0;
+}
+
 void acct_bpf_quiet(pid_t tid, unsigned seconds)
 {
 	(void)tid;

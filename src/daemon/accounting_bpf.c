@@ -428,6 +428,13 @@ bool acct_bpf_lineage_lost(void)
 	       __atomic_exchange_n(&acct_skel->bss->lineage_lost, 0, __ATOMIC_SEQ_CST);
 }
 
+uint64_t acct_bpf_strays_lost(void)
+{
+	return acct_skel && acct_skel->bss
+		       ? __atomic_load_n(&acct_skel->bss->strays_lost, __ATOMIC_RELAXED)
+		       : 0;
+}
+
 void acct_bpf_quiet(pid_t tid, unsigned seconds)
 {
 	__u64 until = monotonic_ns() + (uint64_t)seconds * 1000000000u;

@@ -36,6 +36,9 @@ bool acct_bpf_follows_lineage(void);
 void acct_bpf_report_forks(bool on);
 /* Was a fork or exec report lost since the last call (and clear it)? */
 bool acct_bpf_lineage_lost(void);
+/* Stray reports the kernel could not write (its ring was full) since
+ * the program was loaded: a running count. */
+uint64_t acct_bpf_strays_lost(void);
 /* No report of tid for the next seconds: isod looked and left it alone
  * (root's, allowed by RLIMIT_RTPRIO), so it costs a wakeup per that
  * many seconds, not per second. */

@@ -296,6 +296,15 @@ static void do_top(struct isod *d, const struct iso_req *req, struct iso_reply *
 	rep->top = &d->top_page;
 }
 
+/* The stray auditor's counts (stray_log.h): anyone, like STATUS. */
+static void do_strays(struct isod *d, struct iso_reply *rep)
+{
+	pthread_mutex_lock(&d->lock);
+	stray_log_info(&d->stray_log, &rep->strays);
+	rep->strays.policing = d->cfg.sweep_orphans && !d->cfg.dry_run;
+	pthread_mutex_unlock(&d->lock);
+}
+
 /* A refused SET is one of the events top shows: who asked, for what. */
 static void note_refusal(struct isod *d, const struct peer *p, int32_t ns_tid, int err)
 {
@@ -326,6 +335,7 @@ enum handle_effect handle_request(struct isod *d, const struct peer *peer,
 	case ISO_MSG_TUNE: do_tune(d, peer, req, rep); break;
 	case ISO_MSG_USERS: do_users(d, req, rep); break;
 	case ISO_MSG_TOP: do_top(d, req, rep); break;
+	case ISO_MSG_STRAYS: do_strays(d, rep); break;
 	default: refuse(rep, -EOPNOTSUPP, "unknown request"); break;
 	}
 	if (rep->err && req->type == ISO_MSG_SET)
@@ -357,7 +367,7 @@ void handle_bad_message(int err, uint16_t type, uint32_t seq, struct iso_reply *
 	memset(rep, 0, sizeof(*rep));
 	/* echo a known type so the client can match it, else STATUS */
 	type &= (uint16_t)~ISO_MSG_REPLY;
-	if (type < ISO_MSG_SET || type > ISO_MSG_TOP)
+	if (type < ISO_MSG_SET || type > ISO_MSG_STRAYS)
 		type = ISO_MSG_STATUS;
 	rep->type = type | ISO_MSG_REPLY;
 	rep->seq = seq;

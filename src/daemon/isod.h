@@ -20,6 +20,7 @@
 #include "iso_share.h"
 #include "iso_proto.h"
 #include "statefile.h"
+#include "stray_log.h"
 #include "isosched.h"
 #include "tasks.h"
 
@@ -47,6 +48,7 @@ struct isod {
 	pid_t lost_pids[32];
 	unsigned n_lost;
 	bool lost_overflow;        /* more than fit: audit the whole machine */
+	struct stray_log stray_log; /* stray warnings and counts (stray_log.h), under lock */
 	int64_t next_audit_ns, next_verify_ns; /* server thread only */
 	unsigned verify_count;                 /* server thread only */
 	int64_t verified_ns;                   /* the last policy check began after this; server thread only */

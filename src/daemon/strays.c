@@ -13,6 +13,7 @@
 
 #include "accounting_bpf.h"
 #include "actuator.h"
+#include "exiting.h"
 #include "forkwatch.h"
 #include "grants.h"
 #include "iso_plan.h"
@@ -74,7 +75,9 @@ static void read_comm(const char *proc, pid_t pid, pid_t tid, char *buf, size_t 
 
 /* Phase 2, under d->lock: tid was kernel RT a moment ago. Pin it, look
  * again, and demote it if the rule says it is a stray (iso_rule_judge).
- * 1 when demoted. */
+ * 1 when demoted. A thread on its way out (exiting.h: mostly one isod
+ * granted, forgotten at its exit) is demoted too, whatever it looks like,
+ * but without a warning, and is no stray: 0. */
 static int police(struct isod *d, pid_t pid, pid_t tid)
 {
 	struct tracked pin;
@@ -83,6 +86,7 @@ static int police(struct isod *d, pid_t pid, pid_t tid)
 	struct iso_rule_thread rt;
 	char comm[32];
 	int policy, prio, nice, r = 0;
+	bool exiting = false;
 
 	if (tasks_find(&d->tasks, tid))
 		return 0; /* isod's own */
@@ -108,15 +112,28 @@ static int police(struct isod *d, pid_t pid, pid_t tid)
 	default:
 		goto out;
 	}
+	/* its own flags and state (exiting.h); unreadable: not exiting (a
+	 * gone thread fails the pin's check next, anything else is policed
+	 * as a stray: never a way to stay RT) */
+	if (read_thread_exiting(d->proc, pid, tid, &exiting) < 0)
+		exiting = false;
 	/* still the pinned thread: what we read was its */
 	if (!tasks_alive(&pin))
 		goto out;
 	read_comm(d->proc, pid, tid, comm, sizeof(comm));
 	r = actuator_demote(backend_current(), tid);
-	if (r == 0) {
-		log_warning("stray: thread %d (process %d, uid %u, comm %s) was kernel %s %d with no isod record: demoted to SCHED_OTHER",
-			    (int)tid, (int)pid, (unsigned)(st.ruid ? st.ruid : st.euid), comm,
-			    iso_rule_policy_name(policy), prio);
+	if (r == 0 && exiting) {
+		/* PF_EXITING never clears and a zombie never runs: no way
+		 * back to user space, so no stray; demoted all the same */
+		d->stray_log.exiting++;
+		log_debug("thread %d (process %d, uid %u, comm %s) is exiting, still kernel %s %d with no isod record (isod forgets a thread at its exit): demoted, no stray",
+			  (int)tid, (int)pid, (unsigned)(st.ruid ? st.ruid : st.euid), comm,
+			  iso_rule_policy_name(policy), prio);
+		r = 0;
+	} else if (r == 0) {
+		stray_log_warn(&d->stray_log, "stray: thread %d (process %d, uid %u, comm %s) was kernel %s %d with no isod record: demoted to SCHED_OTHER",
+			       (int)tid, (int)pid, (unsigned)(st.ruid ? st.ruid : st.euid), comm,
+			       iso_rule_policy_name(policy), prio);
 		events_add(&d->events, ISO_EVENT_STRAY, tid, pid, st.ruid ? st.ruid : st.euid, prio);
 		r = 1;
 	} else {
@@ -161,6 +178,9 @@ int strays_sweep(struct isod *d)
 
 	if (!dir)
 		return log_error_errno(-errno, "cannot list %s", d->proc);
+	pthread_mutex_lock(&d->lock);
+	d->stray_log.sweeps++;
+	pthread_mutex_unlock(&d->lock);
 	while ((de = readdir(dir))) {
 		pid_t pid;
 
@@ -245,11 +265,13 @@ int strays_timeout_ms(struct isod *d, int64_t now_ns)
 {
 	bool busy, tracked, audit = d->cfg.sweep_orphans && !d->cfg.dry_run && d->cfg.audit_interval;
 	int timeout = -1;
+	int64_t held_until;
 
 	pthread_mutex_lock(&d->lock);
 	busy = d->n_lost > 0 || d->lost_overflow || d->server_wake < 0 ||
 	       atomic_load(&d->state_dirty);
 	tracked = d->tasks.used > 0;
+	held_until = stray_log_due(&d->stray_log);
 	pthread_mutex_unlock(&d->lock);
 	if (busy)
 		return 100;
@@ -267,6 +289,12 @@ int strays_timeout_ms(struct isod *d, int64_t now_ns)
 
 		timeout = timeout < 0 || a < timeout ? a : timeout;
 	}
+	/* the "N more suppressed" line of a window, when it ends */
+	if (held_until != INT64_MAX) {
+		int h = ms_until(held_until, now_ns, 100000);
+
+		timeout = timeout < 0 || h < timeout ? h : timeout;
+	}
 	return timeout;
 }
 
@@ -283,6 +311,7 @@ void strays_tick(struct isod *d, int64_t now_ns)
 	all = d->lost_overflow;
 	d->n_lost = 0;
 	d->lost_overflow = false;
+	(void)stray_log_flush(&d->stray_log, now_ns);
 	if (now_ns >= d->next_verify_ns && !d->cfg.dry_run) {
 		d->next_verify_ns = now_ns + 1000000000;
 		/* every VERIFY_FULL_EVERY-th asks the kernel about every
@@ -393,9 +422,22 @@ int strays_kernel(struct isod *d)
 {
 	struct kernel_report k = { d, d->cfg.sweep_orphans && !d->cfg.dry_run, 0 };
 	int r = acct_bpf_take_reports(on_kernel_stray, on_kernel_lineage, &k);
+	uint64_t lost;
 
 	if (acct_bpf_lineage_lost())
 		lineage_lost(d);
+	/* the ring was full: reports are gone, their strays are not — a
+	 * full audit now finds every one */
+	pthread_mutex_lock(&d->lock);
+	lost = stray_log_lost(&d->stray_log, acct_bpf_strays_lost());
+	pthread_mutex_unlock(&d->lock);
+	if (lost) {
+		log_warning("BPF accounting: %llu stray report%s lost (the kernel's ring was full)%s",
+			    (unsigned long long)lost, lost == 1 ? "" : "s",
+			    k.act ? ": auditing every thread now" : "");
+		if (k.act)
+			k.demoted += strays_sweep(d);
+	}
 	if (r < 0)
 		return log_debug_errno(r, "cannot read the BPF accounting's stray reports");
 	return k.demoted;

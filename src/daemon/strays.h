@@ -18,7 +18,11 @@
  * fails), isod's record was lost while it was down, a privileged helper
  * made a user's thread RT or DEADLINE, or some path nobody thought of.
  * A stray is demoted to SCHED_OTHER (its nice kept, RESET_ON_FORK) with
- * one warning naming pid, tid, uid, comm, policy and priority.
+ * one warning naming pid, tid, uid, comm, policy and priority (at most
+ * STRAY_LOG_BURST a window, the rest counted: stray_log.h). A thread on
+ * its way out (PF_EXITING, a zombie: exiting.h) is no stray — isod
+ * forgets a thread at its exit while the kernel keeps its policy a moment
+ * longer — and is demoted without a warning.
  *
  * When isod looks:
  *   - the process of a tracked thread found gone (isod_forget queues it;
@@ -32,7 +36,8 @@
  *     user thread switching in as kernel RT (any priority, DEADLINE) that
  *     isod does not track is reported on a ring buffer the server thread
  *     polls (strays_kernel), so a stray is demoted within a loop round,
- *     not at the next audit.
+ *     not at the next audit; reports lost to a full ring start a full
+ *     audit.
  * RLIMIT_RTTIME is no exemption: any user may set it (prlimit).
  *
  * Every scan runs on the server thread, never the enforcer, in two

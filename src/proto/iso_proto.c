@@ -124,6 +124,8 @@ int iso_proto_encode_req(const struct iso_req *req, void *buf, size_t cap)
 	case ISO_MSG_TOP:
 		PUT(&c, req->u.top.offset);
 		break;
+	case ISO_MSG_STRAYS:
+		break; /* no body */
 	default:
 		return -EINVAL;
 	}
@@ -177,6 +179,8 @@ int iso_proto_decode_req(const void *buf, size_t len, struct iso_req *req)
 		break;
 	case ISO_MSG_TOP:
 		GET(&c, req->u.top.offset);
+		break;
+	case ISO_MSG_STRAYS:
 		break;
 	default:
 		return -EOPNOTSUPP;
@@ -299,6 +303,30 @@ static void get_event(struct cur *c, struct iso_event *e)
 	GET(c, e->value);
 }
 
+/* STRAYS: 2 u32 (policing 0 or 1, reserved 0), 5 u64 counts. */
+static void put_strays(struct cur *c, const struct iso_strays_info *s)
+{
+	PUT(c, s->policing);
+	PUT(c, s->reserved);
+	PUT(c, s->demoted);
+	PUT(c, s->suppressed);
+	PUT(c, s->exiting);
+	PUT(c, s->lost);
+	PUT(c, s->sweeps);
+}
+
+static int get_strays(struct cur *c, struct iso_strays_info *s)
+{
+	GET(c, s->policing);
+	GET(c, s->reserved);
+	GET(c, s->demoted);
+	GET(c, s->suppressed);
+	GET(c, s->exiting);
+	GET(c, s->lost);
+	GET(c, s->sweeps);
+	return s->policing > 1 || s->reserved || s->suppressed > s->demoted ? -EBADMSG : 0;
+}
+
 /* TOP: status, users, uids, events, threads with their counters. */
 static int put_top(struct cur *c, const struct iso_top_info *t)
 {
@@ -407,6 +435,9 @@ int iso_proto_encode_reply(const struct iso_reply *rep, void *buf, size_t cap)
 			if (put_top(&c, rep->top) < 0)
 				return -EINVAL;
 			break;
+		case ISO_MSG_STRAYS:
+			put_strays(&c, &rep->strays);
+			break;
 		default:
 			return -EINVAL;
 		}
@@ -478,6 +509,10 @@ int iso_proto_decode_reply(const void *buf, size_t len, struct iso_reply *rep)
 			break;
 		case ISO_MSG_TOP:
 			if (get_top(&c, top) < 0)
+				return -EBADMSG;
+			break;
+		case ISO_MSG_STRAYS:
+			if (get_strays(&c, &rep->strays) < 0)
 				return -EBADMSG;
 			break;
 		default:

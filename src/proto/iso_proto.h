@@ -30,6 +30,7 @@ enum iso_msg_type {
 	ISO_MSG_TUNE = 4,   /* change iso_cpu / iso_period (root only) */
 	ISO_MSG_USERS = 5,  /* per-user shares: user_cpu and a page of uids' use */
 	ISO_MSG_TOP = 6,    /* all isoctl top shows: status, shares, events, threads */
+	ISO_MSG_STRAYS = 7, /* the stray auditor's counts (empty request body) */
 	ISO_MSG_REPLY = 0x8000, /* or-ed onto the request type */
 };
 
@@ -89,6 +90,8 @@ struct iso_reply {
 	/* TOP: read from here when encoding (must be set), written here
 	 * when decoding (may be NULL: then only checked) */
 	struct iso_top_info *top;
+	/* STRAYS: */
+	struct iso_strays_info strays;
 };
 
 int iso_proto_encode_req(const struct iso_req *req, void *buf, size_t cap);

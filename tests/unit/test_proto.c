@@ -255,11 +255,65 @@ static void test_top(void **state)
 	}
 }
 
+/* STRAYS: an empty request, a fixed reply of 2 u32 and 5 u64; a reply
+ * that cannot be right (suppressed over demoted, policing not 0 or 1,
+ * reserved set) and every truncation refused. */
+static void test_strays(void **state)
+{
+	unsigned char buf[512];
+	struct iso_req in = { .type = ISO_MSG_STRAYS, .seq = 9 }, out;
+	struct iso_reply rin = { .type = ISO_MSG_STRAYS | ISO_MSG_REPLY, .seq = 10 }, rout;
+	int n;
+	(void)state;
+	n = iso_proto_encode_req(&in, buf, sizeof(buf));
+	assert_int_equal(n, ISO_PROTO_HDR_LEN);
+	assert_int_equal(iso_proto_decode_req(buf, (size_t)n, &out), 0);
+	assert_int_equal(out.type, ISO_MSG_STRAYS);
+	assert_int_equal(out.seq, 9);
+	/* a body where there is none: malformed */
+	memset(buf + n, 0, 4);
+	{
+		uint32_t len = (uint32_t)n + 4;
+
+		memcpy(buf + 8, &len, sizeof(len));
+		assert_int_equal(iso_proto_decode_req(buf, len, &out), -EBADMSG);
+	}
+
+	rin.strays = (struct iso_strays_info){ .policing = 1, .demoted = 1ULL << 40,
+					       .suppressed = 12, .exiting = 34, .lost = 5,
+					       .sweeps = 6 };
+	n = iso_proto_encode_reply(&rin, buf, sizeof(buf));
+	assert_int_equal(n, ISO_PROTO_HDR_LEN + 6 + 8 + 5 * 8);
+	assert_int_equal(iso_proto_decode_reply(buf, (size_t)n, &rout), 0);
+	assert_int_equal(rout.type, ISO_MSG_STRAYS | ISO_MSG_REPLY);
+	assert_memory_equal(&rout.strays, &rin.strays, sizeof(rin.strays));
+	for (int len = 0; len < n; len++)
+		assert_true(iso_proto_decode_reply(buf, (size_t)len, &rout) < 0);
+
+	rin.strays.suppressed = rin.strays.demoted + 1;
+	n = iso_proto_encode_reply(&rin, buf, sizeof(buf));
+	assert_int_equal(iso_proto_decode_reply(buf, (size_t)n, &rout), -EBADMSG);
+	rin.strays.suppressed = 0;
+	rin.strays.policing = 2;
+	n = iso_proto_encode_reply(&rin, buf, sizeof(buf));
+	assert_int_equal(iso_proto_decode_reply(buf, (size_t)n, &rout), -EBADMSG);
+	rin.strays.policing = 0;
+	rin.strays.reserved = 1;
+	n = iso_proto_encode_reply(&rin, buf, sizeof(buf));
+	assert_int_equal(iso_proto_decode_reply(buf, (size_t)n, &rout), -EBADMSG);
+	/* an error reply has no body: an older isod's "unknown request type" */
+	rin = (struct iso_reply){ .type = ISO_MSG_STRAYS | ISO_MSG_REPLY, .err = -EOPNOTSUPP };
+	n = iso_proto_encode_reply(&rin, buf, sizeof(buf));
+	assert_int_equal(iso_proto_decode_reply(buf, (size_t)n, &rout), 0);
+	assert_int_equal(rout.err, -EOPNOTSUPP);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_user_shares),
 		cmocka_unit_test(test_top),
+		cmocka_unit_test(test_strays),
 		cmocka_unit_test(test_request_roundtrip),
 		cmocka_unit_test(test_request_malformed),
 		cmocka_unit_test(test_reply_roundtrip),

@@ -77,6 +77,8 @@ struct top_view {
 	const char *error;         /* when not: why */
 	const char *socket;        /* the socket asked */
 	const struct iso_top_info *info; /* when up */
+	/* the stray auditor's counts; NULL: an isod without them */
+	const struct iso_strays_info *strays;
 	const struct top_row *rows;      /* filtered and sorted */
 	size_t nrows;
 	enum top_sort sort;
@@ -110,6 +112,8 @@ struct top_source {
 	struct top_row rows[ISO_TOP_THREADS];
 	size_t nrows;
 	int err;              /* of the last fetch, 0 if isod answered */
+	struct iso_strays_info strays; /* when have_strays */
+	bool have_strays;
 	char error[160];
 };
 /* Ask isod once; on success build the rows (all of them, unfiltered,

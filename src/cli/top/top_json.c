@@ -73,7 +73,14 @@ void top_print_json(FILE *f, const struct top_view *v)
 		fprintf(f, ",\"usage\":%.3f,\"over\":%s}", (double)u->usage_milli / 1000.0,
 			b(u->flags & ISO_USER_OVER));
 	}
-	fprintf(f, "],\"sort\":\"%s\",\"threads\":[", top_sort_name(v->sort));
+	fputc(']', f);
+	if (v->strays)
+		fprintf(f, ",\"strays\":{\"policing\":%s,\"demoted\":%" PRIu64
+			",\"suppressed\":%" PRIu64 ",\"exiting\":%" PRIu64 ",\"lost\":%" PRIu64
+			",\"audits\":%" PRIu64 "}",
+			b(v->strays->policing), v->strays->demoted, v->strays->suppressed,
+			v->strays->exiting, v->strays->lost, v->strays->sweeps);
+	fprintf(f, ",\"sort\":\"%s\",\"threads\":[", top_sort_name(v->sort));
 	for (size_t i = 0; i < v->nrows; i++) {
 		const struct top_row *r = &v->rows[i];
 		const struct iso_thread_info *t = &r->t.info;

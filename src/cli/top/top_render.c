@@ -101,6 +101,24 @@ static void budget(struct out *o, const struct top_view *v)
 	}
 }
 
+/* The stray auditor's line: isod demotes every thread kernel RT in the
+ * band it does not police; a lost kernel report is a warning too. */
+static void strays(struct out *o, const struct top_view *v)
+{
+	const struct iso_strays_info *sy = v->strays;
+
+	if (!sy)
+		return;
+	if (!sy->policing) {
+		emit(o, TOP_ATTR_NONE, "strays: not policed (sweep_orphans off)");
+		return;
+	}
+	emit(o, sy->demoted || sy->lost ? TOP_ATTR_WARN : TOP_ATTR_NONE,
+	     "strays: %" PRIu64 " demoted (%" PRIu64 " warnings suppressed), %" PRIu64
+	     " kernel reports lost, %" PRIu64 " full audits",
+	     sy->demoted, sy->suppressed, sy->lost, sy->sweeps);
+}
+
 /* How many uids get a line of their own. */
 static size_t users_shown(const struct top_view *v, int height)
 {
@@ -242,7 +260,7 @@ size_t top_render_max_lines(const struct top_view *v)
 {
 	if (!v->up)
 		return 5;
-	return 8 + user_lines_wanted(v, 0) + v->nrows + v->info->nevents + 2;
+	return 8 + (v->strays ? 1 : 0) + user_lines_wanted(v, 0) + v->nrows + v->info->nevents + 2;
 }
 
 size_t top_render(const struct top_view *v, int width, int height, char *buf, size_t max,
@@ -268,10 +286,11 @@ size_t top_render(const struct top_view *v, int width, int height, char *buf, si
 	}
 	title(&o, v);
 	budget(&o, v);
+	strays(&o, v);
 	ulines = user_lines_wanted(v, height);
 	users(&o, v, height);
 	nev = v->info->nevents;
-	top = 3 + ulines + 2;
+	top = 3 + (v->strays ? 1 : 0) + ulines + 2;
 	if (height <= 0) {
 		rows_room = v->nrows;
 		evl = nev;

@@ -28,7 +28,8 @@ static void draw(struct top_source *s, enum top_sort sort, const struct top_filt
 {
 	static struct top_row rows[ISO_TOP_THREADS];
 	struct top_view v = { .up = s->err == 0, .error = s->error, .socket = iso_socket_path(),
-			      .info = &s->cur, .rows = rows, .sort = sort, .filter = *f,
+			      .info = &s->cur,
+			      .strays = s->have_strays ? &s->strays : NULL, .rows = rows, .sort = sort, .filter = *f,
 			      .delay_s = delay_s, .now_ms = now_ms(), .user_name = top_user_name,
 			      .keys = true };
 	int w = COLS > 1 ? COLS : 1, h = LINES > 1 ? LINES : 1;

@@ -104,6 +104,8 @@ int top_fetch(struct top_source *s)
 		return r;
 	}
 	s->cur_mono_ns = now;
+	/* a second, small request: an isod without it says EOPNOTSUPP */
+	s->have_strays = iso_strays(&s->strays) == 0;
 	s->nrows = s->cur.status.count;
 	for (size_t i = 0; i < s->nrows; i++) {
 		struct top_row *row = &s->rows[i];

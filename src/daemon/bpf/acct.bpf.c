@@ -32,6 +32,9 @@ __u32 report_strays;
 /* isod's inherit: report a tracked thread's new processes? Run time. */
 __u32 report_forks;
 __u32 lineage_lost;
+/* stray reports the ring "strays" had no room for, a running count isod
+ * reads (and audits every thread when it grew): a flood hides none */
+__u64 strays_lost;
 /* shared with isod through the mmapped .bss (acct_maps.h) */
 __u64 ran_bits[ACCT_SLOT_WORDS];
 __u32 on_cpu[ACCT_MAX_CPUS];
@@ -176,7 +179,8 @@ static __always_inline void report(struct task_struct *t, __u32 tid, __u32 polic
 		rec.uid = BPF_CORE_READ(c, euid.val);
 	rec.prio = prio;
 	rec.policy = policy;
-	bpf_ringbuf_output(&strays, &rec, sizeof(rec), 0);
+	if (bpf_ringbuf_output(&strays, &rec, sizeof(rec), 0) < 0)
+		__sync_fetch_and_add(&strays_lost, 1);
 }
 
 /* A report on "events"; if it cannot be written isod reads everything
