@@ -73,6 +73,7 @@ static void begin_run(struct iso_burst *b, const struct iso_burst_sample *s,
 	b->phase = ISO_BURST_RUNNING;
 	b->start = *s;
 	b->nv = nv;
+	b->nv_known = true;
 	b->allowance_ns = allowance_ns;
 }
 
@@ -127,6 +128,7 @@ static int step(struct iso_burst *b, int64_t burst_ns, const struct iso_burst_sa
 			 * and it has earned a fresh start */
 			b->backoff_ns = ISO_BURST_BACKOFF_NS;
 			b->phase = ISO_BURST_IDLE;
+			b->nv = nv;
 			begin_seen_run(b, s, nv, burst_ns);
 			if (b->phase == ISO_BURST_RUNNING &&
 			    (int64_t)(s->cpu_ns - b->start.cpu_ns) >= b->allowance_ns)
@@ -144,6 +146,7 @@ static int step(struct iso_burst *b, int64_t burst_ns, const struct iso_burst_sa
 			 * is seen, with a full allowance */
 			b->backoff_ns = ISO_BURST_BACKOFF_NS;
 			b->phase = ISO_BURST_IDLE;
+			b->nv = nv;
 			return ISO_BURST_RESTORE;
 		}
 		if (s->now_ns >= b->until_ns) {
@@ -156,6 +159,8 @@ static int step(struct iso_burst *b, int64_t burst_ns, const struct iso_burst_sa
 	default:
 		if (!have_nv)
 			return ISO_BURST_KEEP;
+		b->nv = nv; /* the baseline a leaving is judged from */
+		b->nv_known = true;
 		begin_seen_run(b, s, nv, burst_ns);
 		/* known exactly: already past its allowance since it blocked */
 		if (b->phase == ISO_BURST_RUNNING &&
@@ -225,6 +230,83 @@ int64_t iso_burst_earliest_exact_ns(const struct iso_burst *b, int64_t burst_ns,
 	left = (b->phase == ISO_BURST_RUNNING ? b->allowance_ns - (int64_t)(b->prev.cpu_ns - b->start.cpu_ns)
 					      : burst_ns - exact_run_ns(&b->prev));
 	return from + (left > 0 ? left : 0) - ISO_BURST_SLACK_NS;
+}
+
+bool iso_burst_leave(const struct iso_burst *b, int64_t burst_ns,
+		     const struct iso_burst_sample *s, bool have_nv, uint64_t nv,
+		     struct iso_burst_carry *c)
+{
+	/* the guard's own baseline: where its run or back-off began, else
+	 * its last read */
+	const struct iso_burst_sample *ref = b->phase == ISO_BURST_IDLE ? &b->prev : &b->start;
+	bool blocked;
+
+	if (burst_ns <= 0 || !s || !b->has_prev || s->cpu_ns < ref->cpu_ns)
+		return false;
+	if (have_nv && b->nv_known)
+		blocked = nv - b->nv > ISO_BURST_OWN_BLOCKS;
+	else
+		blocked = s->now_ns > ref->now_ns && s->wait_ns >= ref->wait_ns && slept_since(ref, s);
+	if (blocked)
+		return false;
+	*c = (struct iso_burst_carry){ .backoff_ns = b->backoff_ns, .has_nv = have_nv, .nv = nv,
+				       .left_ns = s->now_ns };
+	if (b->phase == ISO_BURST_DEMOTED) {
+		c->demoted = true;
+		c->until_ns = b->until_ns;
+	} else {
+		/* idle: it ran at least this since the last read without a
+		 * block seen — the least the run can have been */
+		c->ran_ns = (int64_t)(s->cpu_ns - ref->cpu_ns);
+		c->allowance_ns = b->phase == ISO_BURST_RUNNING ? b->allowance_ns : burst_ns;
+	}
+	/* a back-off must outlive its end, with the next (doubled) one
+	 * still owed; a run, as long as a first back-off would last */
+	c->keep_until_ns = (c->demoted && c->until_ns > s->now_ns ? c->until_ns : s->now_ns) +
+			   (b->backoff_ns > ISO_BURST_BACKOFF_NS ? b->backoff_ns : ISO_BURST_BACKOFF_NS);
+	return true;
+}
+
+int iso_burst_resume(struct iso_burst *b, int64_t burst_ns, const struct iso_burst_carry *c,
+		     bool same_thread, const struct iso_burst_sample *s, uint64_t nv)
+{
+	if (burst_ns < 0 || !s)
+		return -EINVAL;
+	iso_burst_init(b);
+	b->prev = *s;
+	b->has_prev = true;
+	b->nv = nv;
+	b->nv_known = true;
+	if (!c || burst_ns == 0 || s->now_ns >= c->keep_until_ns)
+		return ISO_BURST_KEEP;
+	/* its own record: a block while it was away (beyond the ask's) is
+	 * a block, as one while ISO would have been */
+	if (same_thread && c->has_nv && nv - c->nv > ISO_BURST_OWN_BLOCKS)
+		return ISO_BURST_KEEP;
+	b->backoff_ns = c->backoff_ns > ISO_BURST_BACKOFF_NS ? c->backoff_ns : ISO_BURST_BACKOFF_NS;
+	if (b->backoff_ns > ISO_BURST_BACKOFF_MAX_NS)
+		b->backoff_ns = ISO_BURST_BACKOFF_MAX_NS;
+	if (c->demoted) {
+		if (s->now_ns < c->until_ns) {
+			/* the back-off goes on: held until it blocks or ends */
+			b->phase = ISO_BURST_DEMOTED;
+			b->start = *s;
+			b->until_ns = c->until_ns;
+			return ISO_BURST_DEMOTE;
+		}
+		/* over while it was away: the trial it would have had */
+		begin_run(b, s, nv, burst_ns / ISO_BURST_TRIAL_DIV);
+		return ISO_BURST_KEEP;
+	}
+	/* the run goes on from where it was, with what is left of its
+	 * allowance: only its CPU time as ISO counts, not what it ran while
+	 * away (nor, for another thread, what that one ran before) */
+	begin_run(b, s, nv, (c->allowance_ns > 0 && c->allowance_ns <= burst_ns ? c->allowance_ns
+										 : burst_ns) -
+				    (c->ran_ns > 0 ? c->ran_ns : 0));
+	if (b->allowance_ns <= 0)
+		return demote(b, s);
+	return ISO_BURST_KEEP;
 }
 
 void iso_stall_init(struct iso_stall *st)

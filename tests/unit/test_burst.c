@@ -494,6 +494,100 @@ static void test_exact_block_point(void **state)
 	assert_true(early >= 0); /* no demotion before the earliest bound */
 }
 
+/* A spinner (never sleeps) at t, as a read shows it: its CPU time grows
+ * with time while it runs, ISO or not. */
+static struct iso_burst_sample spin_at(int64_t t)
+{
+	return (struct iso_burst_sample){ .now_ns = t, .cpu_ns = (uint64_t)t };
+}
+
+/* Release and re-ask every 150 ms (issue 28): the run goes on across the
+ * grants, the guard demotes at burst_ms of CPU as it would a thread that
+ * never let go, and the back-off follows it into the next grants. */
+static void test_regrant_carries(void **state)
+{
+	struct iso_burst b;
+	struct iso_burst_carry c;
+	struct iso_burst_sample s;
+	uint64_t nv = 10;
+	int64_t t = SEC;
+	bool have = false;
+	int r;
+
+	(void)state;
+	for (int cycle = 0; cycle < 2; cycle++) {
+		s = spin_at(t);
+		r = iso_burst_resume(&b, BURST, have ? &c : NULL, true, &s, nv);
+		assert_int_equal(r, ISO_BURST_KEEP);
+		t += 150 * MS;
+		s = spin_at(t);
+		/* the release request's own block, not a block */
+		nv++;
+		if (cycle == 1) {
+			/* the enforcer's read inside the second grant: 300 ms
+			 * run, past the allowance */
+			assert_int_equal(iso_burst_feed(&b, BURST, &s, true, nv - 1),
+					 ISO_BURST_DEMOTE);
+		}
+		have = iso_burst_leave(&b, BURST, &s, true, nv, &c);
+		assert_true(have);
+		nv++; /* the ask's own */
+		t += MS;
+	}
+	assert_true(c.demoted);
+	/* asking again within the back-off: held from the start */
+	s = spin_at(t);
+	assert_int_equal(iso_burst_resume(&b, BURST, &c, true, &s, nv), ISO_BURST_DEMOTE);
+	assert_true(iso_burst_demoted(&b));
+	/* another thread of the same user, later but within the window: held too */
+	s = spin_at(t + 500 * MS);
+	assert_int_equal(iso_burst_resume(&b, BURST, &c, false, &s, 3), ISO_BURST_DEMOTE);
+	/* past the back-off: a trial's allowance, not a full one */
+	s = spin_at(c.until_ns + MS);
+	assert_int_equal(iso_burst_resume(&b, BURST, &c, false, &s, 3), ISO_BURST_KEEP);
+	assert_int_equal(b.phase, ISO_BURST_RUNNING);
+	assert_int_equal(b.allowance_ns, BURST / ISO_BURST_TRIAL_DIV);
+	assert_true(b.backoff_ns > ISO_BURST_BACKOFF_NS);
+	/* past the window: forgotten */
+	s = spin_at(c.keep_until_ns);
+	assert_int_equal(iso_burst_resume(&b, BURST, &c, false, &s, 3), ISO_BURST_KEEP);
+	assert_int_equal(b.phase, ISO_BURST_IDLE);
+}
+
+/* A thread that blocks, while ISO or while away, starts clean: the guard
+ * treats it as it would treat one that never let go. */
+static void test_regrant_block_clears(void **state)
+{
+	struct iso_burst b;
+	struct iso_burst_carry c;
+	struct iso_burst_sample s = spin_at(SEC);
+
+	(void)state;
+	assert_int_equal(iso_burst_resume(&b, BURST, NULL, true, &s, 10), ISO_BURST_KEEP);
+	s = spin_at(SEC + 150 * MS);
+	/* blocked while ISO, besides the release's own block */
+	assert_false(iso_burst_leave(&b, BURST, &s, true, 12, &c));
+	/* only the release's own: a run of 150 ms is kept */
+	assert_true(iso_burst_leave(&b, BURST, &s, true, 11, &c));
+	assert_false(c.demoted);
+	assert_int_equal(c.ran_ns, 150 * MS);
+	/* it slept while away (two blocks besides the ask): clean */
+	s = spin_at(SEC + 400 * MS);
+	assert_int_equal(iso_burst_resume(&b, BURST, &c, true, &s, 13), ISO_BURST_KEEP);
+	assert_int_equal(b.phase, ISO_BURST_IDLE);
+	/* only the ask's own block: the run goes on, 50 ms left */
+	assert_int_equal(iso_burst_resume(&b, BURST, &c, true, &s, 12), ISO_BURST_KEEP);
+	assert_int_equal(b.phase, ISO_BURST_RUNNING);
+	assert_int_equal(b.allowance_ns, 50 * MS);
+	/* the count not known as it left (an exit): it seemed to sleep */
+	assert_int_equal(iso_burst_resume(&b, BURST, NULL, true, &s, 12), ISO_BURST_KEEP);
+	s.now_ns += 100 * MS;
+	s.cpu_ns += 10 * MS;
+	assert_false(iso_burst_leave(&b, BURST, &s, false, 0, &c));
+	/* the guard off: nothing kept, nothing held */
+	assert_false(iso_burst_leave(&b, 0, &s, true, 12, &c));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -508,6 +602,8 @@ int main(void)
 		cmocka_unit_test(test_no_proof_no_demotion),
 		cmocka_unit_test(test_earliest_is_lower_bound),
 		cmocka_unit_test(test_exact_block_point),
+		cmocka_unit_test(test_regrant_carries),
+		cmocka_unit_test(test_regrant_block_clears),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
