@@ -98,8 +98,23 @@ static void begin_seen_run(struct iso_burst *b, const struct iso_burst_sample *s
 	}
 }
 
+/* A block is seen (nv changed): keep what it ends, if it is one block
+ * alone (iso_burst.h undo_ok). */
+static void save_undo(struct iso_burst *b, uint64_t nv)
+{
+	b->undo_ok = nv - b->nv == 1;
+	b->undo_phase = b->phase;
+	b->undo_start = b->start;
+	b->undo_prev = b->prev;
+	b->undo_nv = b->nv;
+	b->undo_allowance_ns = b->allowance_ns;
+	b->undo_until_ns = b->until_ns;
+	b->undo_backoff_ns = b->backoff_ns;
+}
+
 static int demote(struct iso_burst *b, const struct iso_burst_sample *s)
 {
+	b->undo_ok = false;
 	b->phase = ISO_BURST_DEMOTED;
 	b->start = *s;
 	b->until_ns = s->now_ns + b->backoff_ns;
@@ -126,6 +141,7 @@ static int step(struct iso_burst *b, int64_t burst_ns, const struct iso_burst_sa
 		if (nv != b->nv) {
 			/* it blocked somewhere in there: the run is over,
 			 * and it has earned a fresh start */
+			save_undo(b, nv);
 			b->backoff_ns = ISO_BURST_BACKOFF_NS;
 			b->phase = ISO_BURST_IDLE;
 			b->nv = nv;
@@ -144,6 +160,7 @@ static int step(struct iso_burst *b, int64_t burst_ns, const struct iso_burst_sa
 		if (nv != b->nv) {
 			/* blocked: ISO again; a new run begins when one
 			 * is seen, with a full allowance */
+			save_undo(b, nv);
 			b->backoff_ns = ISO_BURST_BACKOFF_NS;
 			b->phase = ISO_BURST_IDLE;
 			b->nv = nv;
@@ -159,6 +176,8 @@ static int step(struct iso_burst *b, int64_t burst_ns, const struct iso_burst_sa
 	default:
 		if (!have_nv)
 			return ISO_BURST_KEEP;
+		if (b->nv_known && nv != b->nv)
+			save_undo(b, nv);
 		b->nv = nv; /* the baseline a leaving is judged from */
 		b->nv_known = true;
 		begin_seen_run(b, s, nv, burst_ns);
@@ -238,10 +257,28 @@ bool iso_burst_leave(const struct iso_burst *b, int64_t burst_ns,
 {
 	/* the guard's own baseline: where its run or back-off began, else
 	 * its last read */
-	const struct iso_burst_sample *ref = b->phase == ISO_BURST_IDLE ? &b->prev : &b->start;
+	const struct iso_burst_sample *ref;
+	struct iso_burst u;
 	bool blocked;
 
-	if (burst_ns <= 0 || !s || !b->has_prev || s->cpu_ns < ref->cpu_ns)
+	if (burst_ns <= 0 || !s || !b->has_prev)
+		return false;
+	if (b->undo_ok && have_nv && b->nv_known && nv == b->nv) {
+		/* the last block seen is the one the leaving made (none since):
+		 * judged from the state it ended */
+		u = *b;
+		u.phase = b->undo_phase;
+		u.start = b->undo_start;
+		u.prev = b->undo_prev;
+		u.nv = b->undo_nv;
+		u.allowance_ns = b->undo_allowance_ns;
+		u.until_ns = b->undo_until_ns;
+		u.backoff_ns = b->undo_backoff_ns;
+		u.undo_ok = false;
+		return iso_burst_leave(&u, burst_ns, s, have_nv, nv, c);
+	}
+	ref = b->phase == ISO_BURST_IDLE ? &b->prev : &b->start;
+	if (s->cpu_ns < ref->cpu_ns)
 		return false;
 	if (have_nv && b->nv_known)
 		blocked = nv - b->nv > ISO_BURST_OWN_BLOCKS;

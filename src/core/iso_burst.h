@@ -86,6 +86,15 @@ struct iso_burst {
 	int64_t until_ns;     /* DEMOTED: when the back-off ends */
 	int64_t backoff_ns;   /* the next back-off */
 	uint32_t demotions;   /* by the guard, ever */
+	/* The state before the last block the guard saw, when it was one
+	 * block alone (iso_burst_leave): that block may be the one a thread
+	 * makes as it asks isod to release it, seen by a check before isod
+	 * handles the request — its own, not a block that ends a run. */
+	bool undo_ok;
+	enum iso_burst_phase undo_phase;
+	struct iso_burst_sample undo_start, undo_prev;
+	uint64_t undo_nv;
+	int64_t undo_allowance_ns, undo_until_ns, undo_backoff_ns;
 };
 
 void iso_burst_init(struct iso_burst *b);

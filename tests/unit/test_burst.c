@@ -588,6 +588,43 @@ static void test_regrant_block_clears(void **state)
 	assert_false(iso_burst_leave(&b, 0, &s, true, 12, &c));
 }
 
+/* A check that runs while the thread waits for isod to handle its release
+ * sees the release's own block: the leaving is judged from the state
+ * that block ended, not from a clean one. A second block is a block. */
+static void test_regrant_release_race(void **state)
+{
+	struct iso_burst b;
+	struct iso_burst_carry c;
+	struct iso_burst_sample s = spin_at(SEC);
+
+	(void)state;
+	assert_int_equal(iso_burst_resume(&b, BURST, NULL, true, &s, 10), ISO_BURST_KEEP);
+	s = spin_at(SEC + 100 * MS);
+	assert_int_equal(iso_burst_feed(&b, BURST, &s, true, 10), ISO_BURST_KEEP);
+	assert_int_equal(b.phase, ISO_BURST_RUNNING);
+	s = spin_at(SEC + 150 * MS);
+	/* the release's block, seen by a check */
+	assert_int_equal(iso_burst_feed(&b, BURST, &s, true, 11), ISO_BURST_KEEP);
+	assert_true(iso_burst_leave(&b, BURST, &s, true, 11, &c));
+	assert_false(c.demoted);
+	assert_int_equal(c.ran_ns, 50 * MS);
+	/* one block more before the release: the run did end */
+	assert_false(iso_burst_leave(&b, BURST, &s, true, 13, &c));
+	/* held: the release's block seen by a check restores it, but the
+	 * back-off goes on as it leaves */
+	s = spin_at(2 * SEC);
+	assert_int_equal(iso_burst_resume(&b, BURST, NULL, true, &s, 20), ISO_BURST_KEEP);
+	s = spin_at(2 * SEC + 50 * MS);
+	assert_int_equal(iso_burst_feed(&b, BURST, &s, true, 20), ISO_BURST_KEEP);
+	s = spin_at(2 * SEC + 260 * MS);
+	assert_int_equal(iso_burst_feed(&b, BURST, &s, true, 20), ISO_BURST_DEMOTE);
+	s = spin_at(2 * SEC + 300 * MS);
+	assert_int_equal(iso_burst_feed(&b, BURST, &s, true, 21), ISO_BURST_RESTORE);
+	assert_true(iso_burst_leave(&b, BURST, &s, true, 21, &c));
+	assert_true(c.demoted);
+	assert_int_equal(c.backoff_ns, 2 * ISO_BURST_BACKOFF_NS);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -604,6 +641,7 @@ int main(void)
 		cmocka_unit_test(test_exact_block_point),
 		cmocka_unit_test(test_regrant_carries),
 		cmocka_unit_test(test_regrant_block_clears),
+		cmocka_unit_test(test_regrant_release_race),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
