@@ -40,8 +40,11 @@ void isod_leave(struct isod *d, struct tracked *e)
 		s.has_block = false;
 	}
 	have_nv = d->acct->voluntary_switches(d->proc, e, &nv) == 0;
-	if (iso_burst_leave(&e->burst, burst_ns, &s, have_nv, nv, &c))
+	if (iso_burst_leave(&e->burst, burst_ns, &s, have_nv, nv, &c)) {
 		iso_recent_put(&d->recent, e->tid, e->starttime, e->pid, e->uid, &c);
+		log_debug("thread %d leaves the burst guard's record: %s", (int)e->tid,
+			  c.demoted ? "in a back-off" : "a run without a block");
+	}
 }
 
 void isod_guard_resume(struct isod *d, struct tracked *e, int64_t now_ns)
