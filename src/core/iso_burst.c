@@ -296,6 +296,8 @@ bool iso_burst_leave(const struct iso_burst *b, int64_t burst_ns,
 		 * block seen — the least the run can have been */
 		c->ran_ns = (int64_t)(s->cpu_ns - ref->cpu_ns);
 		c->allowance_ns = b->phase == ISO_BURST_RUNNING ? b->allowance_ns : burst_ns;
+		if (c->ran_ns <= 0)
+			return false; /* nothing a fresh start would not have */
 	}
 	/* a back-off must outlive its end, with the next (doubled) one
 	 * still owed; a run, as long as a first back-off would last */

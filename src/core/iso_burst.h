@@ -153,7 +153,8 @@ struct iso_burst_carry {
 #define ISO_BURST_OWN_BLOCKS 1
 
 /* What b should leave behind as its task goes, read at s (nv if
- * have_nv). false: nothing — the guard is off, or the task blocked (more
+ * have_nv). false: nothing — the guard is off, no run and no back-off to
+ * carry, or the task blocked (more
  * than ISO_BURST_OWN_BLOCKS times since the guard's baseline, or seemed
  * to sleep when the count is not known) and so starts clean anyway. */
 bool iso_burst_leave(const struct iso_burst *b, int64_t burst_ns,

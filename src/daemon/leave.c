@@ -42,8 +42,8 @@ void isod_leave(struct isod *d, struct tracked *e)
 	have_nv = d->acct->voluntary_switches(d->proc, e, &nv) == 0;
 	if (iso_burst_leave(&e->burst, burst_ns, &s, have_nv, nv, &c)) {
 		iso_recent_put(&d->recent, e->tid, e->starttime, e->pid, e->uid, &c);
-		log_debug("thread %d leaves the burst guard's record: %s", (int)e->tid,
-			  c.demoted ? "in a back-off" : "a run without a block");
+		log_debug("thread %d: its %s kept for its next grant", (int)e->tid,
+			  c.demoted ? "back-off" : "run without a block");
 	}
 }
 
@@ -74,7 +74,7 @@ void isod_guard_resume(struct isod *d, struct tracked *e, int64_t now_ns)
 			 (long long)((e->burst.until_ns - now_ns) / 1000000),
 			 same ? "it" : "a thread of its user");
 	else if (have && e->burst.phase == ISO_BURST_RUNNING)
-		log_debug("thread %d: burst guard goes on from %s, %lld ms of CPU left without blocking",
+		log_debug("thread %d: its run goes on from %s, %lld ms of CPU left without blocking",
 			  (int)e->tid, same ? "its last grant" : "its user's last thread",
 			  (long long)(e->burst.allowance_ns / 1000000));
 }
