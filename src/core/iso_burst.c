@@ -129,6 +129,11 @@ static int demote(struct iso_burst *b, const struct iso_burst_sample *s)
 static int step(struct iso_burst *b, int64_t burst_ns, const struct iso_burst_sample *s,
 		bool have_nv, uint64_t nv)
 {
+	/* the ask's own block, seen now: not a block (iso_burst.h) */
+	if (have_nv && b->ask_block && nv != b->nv) {
+		b->nv++;
+		b->ask_block = false;
+	}
 	switch (b->phase) {
 	case ISO_BURST_RUNNING:
 		if (!have_nv) {
@@ -281,7 +286,7 @@ bool iso_burst_leave(const struct iso_burst *b, int64_t burst_ns,
 	if (s->cpu_ns < ref->cpu_ns)
 		return false;
 	if (have_nv && b->nv_known)
-		blocked = nv - b->nv > ISO_BURST_OWN_BLOCKS;
+		blocked = nv - b->nv > ISO_BURST_OWN_BLOCKS + (b->ask_block ? 1u : 0u);
 	else
 		blocked = s->now_ns > ref->now_ns && s->wait_ns >= ref->wait_ns && slept_since(ref, s);
 	if (blocked)
@@ -316,11 +321,13 @@ int iso_burst_resume(struct iso_burst *b, int64_t burst_ns, const struct iso_bur
 	b->has_prev = true;
 	b->nv = nv;
 	b->nv_known = true;
+	b->ask_block = true;
 	if (!c || burst_ns == 0 || s->now_ns >= c->keep_until_ns)
 		return ISO_BURST_KEEP;
-	/* its own record: a block while it was away (beyond the ask's) is
-	 * a block, as one while ISO would have been */
-	if (same_thread && c->has_nv && nv - c->nv > ISO_BURST_OWN_BLOCKS)
+	/* its own record: a block while it was away (beyond the release's
+	 * and the ask's, either side of isod's reads) is a block, as one
+	 * while ISO would have been */
+	if (same_thread && c->has_nv && nv - c->nv > 2 * ISO_BURST_OWN_BLOCKS)
 		return ISO_BURST_KEEP;
 	b->backoff_ns = c->backoff_ns > ISO_BURST_BACKOFF_NS ? c->backoff_ns : ISO_BURST_BACKOFF_NS;
 	if (b->backoff_ns > ISO_BURST_BACKOFF_MAX_NS)

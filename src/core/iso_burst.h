@@ -90,6 +90,10 @@ struct iso_burst {
 	 * block alone (iso_burst_leave): that block may be the one a thread
 	 * makes as it asks isod to release it, seen by a check before isod
 	 * handles the request — its own, not a block that ends a run. */
+	bool ask_block;       /* a fresh grant's: the block of the ask itself
+			       * may come after the baseline was read (the
+			       * client blocks for isod's reply once isod has
+			       * read it); one block is not counted */
 	bool undo_ok;
 	enum iso_burst_phase undo_phase;
 	struct iso_burst_sample undo_start, undo_prev;
@@ -149,7 +153,9 @@ struct iso_burst_carry {
 				* window (at least ISO_BURST_BACKOFF_NS) */
 };
 
-/* Blocks the leaving or the asking may cause by themselves. */
+/* Blocks the leaving or the asking may cause by themselves (each
+ * request's wait for isod's reply), before or after isod reads the
+ * count. */
 #define ISO_BURST_OWN_BLOCKS 1
 
 /* What b should leave behind as its task goes, read at s (nv if

@@ -163,6 +163,13 @@ int main(int argc, char **argv)
 	}
 	for (int i = 0; i < 2; i++)
 		pthread_join(th[i], NULL);
+	/* REGRANT_SPANS set: every span of 20 ms or more, for a look at why */
+	if (getenv("REGRANT_SPANS"))
+		for (int k = 0; k < 2; k++)
+			for (int i = 0; i < g_spans[k].n; i++)
+				if (g_spans[k].to[i] - g_spans[k].from[i] >= 0.020)
+					fprintf(stderr, "span %d %.3f %.3f\n", k, g_spans[k].from[i],
+						g_spans[k].to[i] - g_spans[k].from[i]);
 	printf("both_rt %.3f stalled %.3f max_gap %.3f rt %.3f grants %d failed %d\n",
 	       overlap(&g_spans[0], &g_spans[1]), stalled, max_gap,
 	       total(&g_spans[0]) + total(&g_spans[1]), atomic_load(&grants), atomic_load(&failed));
