@@ -129,9 +129,13 @@ static int demote(struct iso_burst *b, const struct iso_burst_sample *s)
 static int step(struct iso_burst *b, int64_t burst_ns, const struct iso_burst_sample *s,
 		bool have_nv, uint64_t nv)
 {
-	/* the ask's own block, seen now: not a block (iso_burst.h) */
+	/* the ask's own block, seen now: not a block (iso_burst.h) — if it
+	 * came at the grant: before the thread ran on (the block point,
+	 * when known), or with no sleep since beyond the counters' slack */
 	if (have_nv && b->ask_block && nv != b->nv) {
-		b->nv++;
+		if (s->has_block ? s->block_cpu_ns <= b->ask_at.cpu_ns + ISO_BURST_ASK_CPU_NS
+				 : !slept_since(&b->ask_at, s))
+			b->nv++;
 		b->ask_block = false;
 	}
 	switch (b->phase) {
@@ -322,6 +326,7 @@ int iso_burst_resume(struct iso_burst *b, int64_t burst_ns, const struct iso_bur
 	b->nv = nv;
 	b->nv_known = true;
 	b->ask_block = true;
+	b->ask_at = *s;
 	if (!c || burst_ns == 0 || s->now_ns >= c->keep_until_ns)
 		return ISO_BURST_KEEP;
 	/* its own record: a block while it was away (beyond the release's

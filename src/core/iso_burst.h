@@ -93,7 +93,10 @@ struct iso_burst {
 	bool ask_block;       /* a fresh grant's: the block of the ask itself
 			       * may come after the baseline was read (the
 			       * client blocks for isod's reply once isod has
-			       * read it); one block is not counted */
+			       * read it); one block at the grant — before
+			       * the thread ran ISO_BURST_ASK_CPU_NS, or with
+			       * no sleep to speak of — is not counted */
+	struct iso_burst_sample ask_at; /* the grant's read */
 	bool undo_ok;
 	enum iso_burst_phase undo_phase;
 	struct iso_burst_sample undo_start, undo_prev;
@@ -157,6 +160,9 @@ struct iso_burst_carry {
  * request's wait for isod's reply), before or after isod reads the
  * count. */
 #define ISO_BURST_OWN_BLOCKS 1
+/* CPU time a client uses between isod's read at its grant and its wait
+ * for the reply, at most */
+#define ISO_BURST_ASK_CPU_NS 1000000LL
 
 /* What b should leave behind as its task goes, read at s (nv if
  * have_nv). false: nothing — the guard is off, no run and no back-off to

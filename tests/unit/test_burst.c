@@ -627,6 +627,34 @@ static void test_regrant_release_race(void **state)
 	assert_int_equal(c.backoff_ns, 2 * ISO_BURST_BACKOFF_NS);
 }
 
+/* After a fresh grant one block may be the ask's own, but only at the
+ * grant: a spinner that sleeps once, later, has blocked (burst.sh). */
+static void test_regrant_ask_block_only_at_grant(void **state)
+{
+	struct iso_burst b;
+	struct iso_burst_sample s = spin_at(SEC);
+
+	(void)state;
+	assert_int_equal(iso_burst_resume(&b, BURST, NULL, false, &s, 10), ISO_BURST_KEEP);
+	s = spin_at(SEC + 100 * MS);
+	assert_int_equal(iso_burst_feed(&b, BURST, &s, true, 10), ISO_BURST_KEEP);
+	s = spin_at(SEC + 320 * MS);
+	assert_int_equal(iso_burst_feed(&b, BURST, &s, true, 10), ISO_BURST_DEMOTE);
+	/* then it sleeps 100 ms, once */
+	s.now_ns += 100 * MS;
+	assert_int_equal(iso_burst_feed(&b, BURST, &s, true, 11), ISO_BURST_RESTORE);
+	/* the block point says it: a block at the grant is the ask's */
+	s = spin_at(2 * SEC);
+	assert_int_equal(iso_burst_resume(&b, BURST, NULL, false, &s, 20), ISO_BURST_KEEP);
+	s = spin_at(2 * SEC + 100 * MS);
+	s.has_block = true;
+	s.block_cpu_ns = (uint64_t)(2 * SEC);
+	assert_int_equal(iso_burst_feed(&b, BURST, &s, true, 21), ISO_BURST_KEEP);
+	assert_int_equal(b.phase, ISO_BURST_RUNNING);
+	assert_int_equal(b.nv, 21);
+	assert_false(b.ask_block);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -644,6 +672,7 @@ int main(void)
 		cmocka_unit_test(test_regrant_carries),
 		cmocka_unit_test(test_regrant_block_clears),
 		cmocka_unit_test(test_regrant_release_race),
+		cmocka_unit_test(test_regrant_ask_block_only_at_grant),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
