@@ -73,6 +73,7 @@ static void begin_run(struct iso_burst *b, const struct iso_burst_sample *s,
 	b->phase = ISO_BURST_RUNNING;
 	b->start = *s;
 	b->nv = nv;
+	b->nv_known = true;
 	b->allowance_ns = allowance_ns;
 }
 
@@ -97,8 +98,23 @@ static void begin_seen_run(struct iso_burst *b, const struct iso_burst_sample *s
 	}
 }
 
+/* A block is seen (nv changed): keep what it ends, if it is one block
+ * alone (iso_burst.h undo_ok). */
+static void save_undo(struct iso_burst *b, uint64_t nv)
+{
+	b->undo_ok = nv - b->nv == 1;
+	b->undo_phase = b->phase;
+	b->undo_start = b->start;
+	b->undo_prev = b->prev;
+	b->undo_nv = b->nv;
+	b->undo_allowance_ns = b->allowance_ns;
+	b->undo_until_ns = b->until_ns;
+	b->undo_backoff_ns = b->backoff_ns;
+}
+
 static int demote(struct iso_burst *b, const struct iso_burst_sample *s)
 {
+	b->undo_ok = false;
 	b->phase = ISO_BURST_DEMOTED;
 	b->start = *s;
 	b->until_ns = s->now_ns + b->backoff_ns;
@@ -113,6 +129,15 @@ static int demote(struct iso_burst *b, const struct iso_burst_sample *s)
 static int step(struct iso_burst *b, int64_t burst_ns, const struct iso_burst_sample *s,
 		bool have_nv, uint64_t nv)
 {
+	/* the ask's own block, seen now: not a block (iso_burst.h) — if it
+	 * came at the grant: before the thread ran on (the block point,
+	 * when known), or with no sleep since beyond the counters' slack */
+	if (have_nv && b->ask_block && nv != b->nv) {
+		if (s->has_block ? s->block_cpu_ns <= b->ask_at.cpu_ns + ISO_BURST_ASK_CPU_NS
+				 : !slept_since(&b->ask_at, s))
+			b->nv++;
+		b->ask_block = false;
+	}
 	switch (b->phase) {
 	case ISO_BURST_RUNNING:
 		if (!have_nv) {
@@ -125,8 +150,10 @@ static int step(struct iso_burst *b, int64_t burst_ns, const struct iso_burst_sa
 		if (nv != b->nv) {
 			/* it blocked somewhere in there: the run is over,
 			 * and it has earned a fresh start */
+			save_undo(b, nv);
 			b->backoff_ns = ISO_BURST_BACKOFF_NS;
 			b->phase = ISO_BURST_IDLE;
+			b->nv = nv;
 			begin_seen_run(b, s, nv, burst_ns);
 			if (b->phase == ISO_BURST_RUNNING &&
 			    (int64_t)(s->cpu_ns - b->start.cpu_ns) >= b->allowance_ns)
@@ -142,8 +169,10 @@ static int step(struct iso_burst *b, int64_t burst_ns, const struct iso_burst_sa
 		if (nv != b->nv) {
 			/* blocked: ISO again; a new run begins when one
 			 * is seen, with a full allowance */
+			save_undo(b, nv);
 			b->backoff_ns = ISO_BURST_BACKOFF_NS;
 			b->phase = ISO_BURST_IDLE;
+			b->nv = nv;
 			return ISO_BURST_RESTORE;
 		}
 		if (s->now_ns >= b->until_ns) {
@@ -156,6 +185,10 @@ static int step(struct iso_burst *b, int64_t burst_ns, const struct iso_burst_sa
 	default:
 		if (!have_nv)
 			return ISO_BURST_KEEP;
+		if (b->nv_known && nv != b->nv)
+			save_undo(b, nv);
+		b->nv = nv; /* the baseline a leaving is judged from */
+		b->nv_known = true;
 		begin_seen_run(b, s, nv, burst_ns);
 		/* known exactly: already past its allowance since it blocked */
 		if (b->phase == ISO_BURST_RUNNING &&
@@ -225,6 +258,106 @@ int64_t iso_burst_earliest_exact_ns(const struct iso_burst *b, int64_t burst_ns,
 	left = (b->phase == ISO_BURST_RUNNING ? b->allowance_ns - (int64_t)(b->prev.cpu_ns - b->start.cpu_ns)
 					      : burst_ns - exact_run_ns(&b->prev));
 	return from + (left > 0 ? left : 0) - ISO_BURST_SLACK_NS;
+}
+
+bool iso_burst_leave(const struct iso_burst *b, int64_t burst_ns,
+		     const struct iso_burst_sample *s, bool have_nv, uint64_t nv,
+		     struct iso_burst_carry *c)
+{
+	/* the guard's own baseline: where its run or back-off began, else
+	 * its last read */
+	const struct iso_burst_sample *ref;
+	struct iso_burst u;
+	bool blocked;
+
+	if (burst_ns <= 0 || !s || !b->has_prev)
+		return false;
+	if (b->undo_ok && have_nv && b->nv_known && nv == b->nv) {
+		/* the last block seen is the one the leaving made (none since):
+		 * judged from the state it ended */
+		u = *b;
+		u.phase = b->undo_phase;
+		u.start = b->undo_start;
+		u.prev = b->undo_prev;
+		u.nv = b->undo_nv;
+		u.allowance_ns = b->undo_allowance_ns;
+		u.until_ns = b->undo_until_ns;
+		u.backoff_ns = b->undo_backoff_ns;
+		u.undo_ok = false;
+		return iso_burst_leave(&u, burst_ns, s, have_nv, nv, c);
+	}
+	ref = b->phase == ISO_BURST_IDLE ? &b->prev : &b->start;
+	if (s->cpu_ns < ref->cpu_ns)
+		return false;
+	if (have_nv && b->nv_known)
+		blocked = nv - b->nv > ISO_BURST_OWN_BLOCKS + (b->ask_block ? 1u : 0u);
+	else
+		blocked = s->now_ns > ref->now_ns && s->wait_ns >= ref->wait_ns && slept_since(ref, s);
+	if (blocked)
+		return false;
+	*c = (struct iso_burst_carry){ .backoff_ns = b->backoff_ns, .has_nv = have_nv, .nv = nv,
+				       .left_ns = s->now_ns };
+	if (b->phase == ISO_BURST_DEMOTED) {
+		c->demoted = true;
+		c->until_ns = b->until_ns;
+	} else {
+		/* idle: it ran at least this since the last read without a
+		 * block seen — the least the run can have been */
+		c->ran_ns = (int64_t)(s->cpu_ns - ref->cpu_ns);
+		c->allowance_ns = b->phase == ISO_BURST_RUNNING ? b->allowance_ns : burst_ns;
+		if (c->ran_ns <= 0)
+			return false; /* nothing a fresh start would not have */
+	}
+	/* a back-off must outlive its end, with the next (doubled) one
+	 * still owed; a run, as long as a first back-off would last */
+	c->keep_until_ns = (c->demoted && c->until_ns > s->now_ns ? c->until_ns : s->now_ns) +
+			   (b->backoff_ns > ISO_BURST_BACKOFF_NS ? b->backoff_ns : ISO_BURST_BACKOFF_NS);
+	return true;
+}
+
+int iso_burst_resume(struct iso_burst *b, int64_t burst_ns, const struct iso_burst_carry *c,
+		     bool same_thread, const struct iso_burst_sample *s, uint64_t nv)
+{
+	if (burst_ns < 0 || !s)
+		return -EINVAL;
+	iso_burst_init(b);
+	b->prev = *s;
+	b->has_prev = true;
+	b->nv = nv;
+	b->nv_known = true;
+	b->ask_block = true;
+	b->ask_at = *s;
+	if (!c || burst_ns == 0 || s->now_ns >= c->keep_until_ns)
+		return ISO_BURST_KEEP;
+	/* its own record: a block while it was away (beyond the release's
+	 * and the ask's, either side of isod's reads) is a block, as one
+	 * while ISO would have been */
+	if (same_thread && c->has_nv && nv - c->nv > 2 * ISO_BURST_OWN_BLOCKS)
+		return ISO_BURST_KEEP;
+	b->backoff_ns = c->backoff_ns > ISO_BURST_BACKOFF_NS ? c->backoff_ns : ISO_BURST_BACKOFF_NS;
+	if (b->backoff_ns > ISO_BURST_BACKOFF_MAX_NS)
+		b->backoff_ns = ISO_BURST_BACKOFF_MAX_NS;
+	if (c->demoted) {
+		if (s->now_ns < c->until_ns) {
+			/* the back-off goes on: held until it blocks or ends */
+			b->phase = ISO_BURST_DEMOTED;
+			b->start = *s;
+			b->until_ns = c->until_ns;
+			return ISO_BURST_DEMOTE;
+		}
+		/* over while it was away: the trial it would have had */
+		begin_run(b, s, nv, burst_ns / ISO_BURST_TRIAL_DIV);
+		return ISO_BURST_KEEP;
+	}
+	/* the run goes on from where it was, with what is left of its
+	 * allowance: only its CPU time as ISO counts, not what it ran while
+	 * away (nor, for another thread, what that one ran before) */
+	begin_run(b, s, nv, (c->allowance_ns > 0 && c->allowance_ns <= burst_ns ? c->allowance_ns
+										 : burst_ns) -
+				    (c->ran_ns > 0 ? c->ran_ns : 0));
+	if (b->allowance_ns <= 0)
+		return demote(b, s);
+	return ISO_BURST_KEEP;
 }
 
 void iso_stall_init(struct iso_stall *st)

@@ -79,11 +79,29 @@ struct iso_burst {
 	struct iso_burst_sample prev;  /* the previous read */
 	struct iso_burst_sample start; /* RUNNING: where the run began;
 					* DEMOTED: the last look at its switches */
-	uint64_t nv;          /* voluntary switches at start / at demotion */
+	uint64_t nv;          /* voluntary switches at start / at demotion;
+			       * idle: at the last read that had them */
+	bool nv_known;        /* nv was read (iso_burst_leave) */
 	int64_t allowance_ns; /* RUNNING: CPU time allowed without blocking */
 	int64_t until_ns;     /* DEMOTED: when the back-off ends */
 	int64_t backoff_ns;   /* the next back-off */
 	uint32_t demotions;   /* by the guard, ever */
+	/* The state before the last block the guard saw, when it was one
+	 * block alone (iso_burst_leave): that block may be the one a thread
+	 * makes as it asks isod to release it, seen by a check before isod
+	 * handles the request — its own, not a block that ends a run. */
+	bool ask_block;       /* a fresh grant's: the block of the ask itself
+			       * may come after the baseline was read (the
+			       * client blocks for isod's reply once isod has
+			       * read it); one block at the grant — before
+			       * the thread ran ISO_BURST_ASK_CPU_NS, or with
+			       * no sleep to speak of — is not counted */
+	struct iso_burst_sample ask_at; /* the grant's read */
+	bool undo_ok;
+	enum iso_burst_phase undo_phase;
+	struct iso_burst_sample undo_start, undo_prev;
+	uint64_t undo_nv;
+	int64_t undo_allowance_ns, undo_until_ns, undo_backoff_ns;
 };
 
 void iso_burst_init(struct iso_burst *b);
@@ -114,6 +132,54 @@ int64_t iso_burst_earliest_ns(const struct iso_burst *b, int64_t burst_ns);
  * than the CPU time it has left. INT64_MAX when the guard is off; the
  * plain bound when the last read was not exact. */
 int64_t iso_burst_earliest_exact_ns(const struct iso_burst *b, int64_t burst_ns, int64_t now_ns);
+
+/* ---- across a release: what the guard remembers ------------------------ */
+
+/* A thread that leaves ISO (released, exited, forgotten) and is granted
+ * again must not come back with a clean record: a spinner that releases
+ * and re-asks every 150 ms would never run burst_ms "without blocking".
+ * What the guard had seen of it is kept (iso_recent.h) and handed to the
+ * next fresh grant of that thread, or of its process or user: the run so
+ * far, or the back-off. A block the leaving or the asking itself causes
+ * (the thread waits for isod's reply) is not a block; any other is, as
+ * it would be while ISO. */
+struct iso_burst_carry {
+	bool demoted;         /* in a back-off when it left */
+	int64_t ran_ns;       /* not demoted: CPU time run without a block */
+	int64_t allowance_ns; /* that run's allowance (a trial's is shorter) */
+	int64_t until_ns;     /* demoted: when its back-off ends */
+	int64_t backoff_ns;   /* the next back-off */
+	bool has_nv;          /* nv: its voluntary switches as it left */
+	uint64_t nv;
+	int64_t left_ns;      /* when it left */
+	int64_t keep_until_ns; /* worth remembering until then: the back-off
+				* window (at least ISO_BURST_BACKOFF_NS) */
+};
+
+/* Blocks the leaving or the asking may cause by themselves (each
+ * request's wait for isod's reply), before or after isod reads the
+ * count. */
+#define ISO_BURST_OWN_BLOCKS 1
+/* CPU time a client uses between isod's read at its grant and its wait
+ * for the reply, at most */
+#define ISO_BURST_ASK_CPU_NS 1000000LL
+
+/* What b should leave behind as its task goes, read at s (nv if
+ * have_nv). false: nothing — the guard is off, no run and no back-off to
+ * carry, or the task blocked (more
+ * than ISO_BURST_OWN_BLOCKS times since the guard's baseline, or seemed
+ * to sleep when the count is not known) and so starts clean anyway. */
+bool iso_burst_leave(const struct iso_burst *b, int64_t burst_ns,
+		     const struct iso_burst_sample *s, bool have_nv, uint64_t nv,
+		     struct iso_burst_carry *c);
+/* A fresh grant's guard: initialised from its first read s (nv its
+ * voluntary switches then), continuing c if not NULL. same_thread: c is
+ * this thread's own, and a block between its leaving and now (beyond the
+ * ask's own) wipes it. Returns ISO_BURST_DEMOTE when the task must start
+ * held (a back-off not over, or a run already past its allowance), else
+ * ISO_BURST_KEEP; -EINVAL for bad input. */
+int iso_burst_resume(struct iso_burst *b, int64_t burst_ns, const struct iso_burst_carry *c,
+		     bool same_thread, const struct iso_burst_sample *s, uint64_t nv);
 
 /* ---- the stall cap ------------------------------------------------------ */
 

@@ -15,6 +15,8 @@ int iso_engine_init(struct iso_engine *e, const struct iso_tunables *t,
 	e->pending_ran = 0;
 	e->pending_adj_ns = 0;
 	e->carry_ns = 0;
+	e->late_ns = 0;
+	e->late_ran = 0;
 	iso_budget_init(&e->budget);
 	iso_stall_init(&e->stall);
 	e->stall_ns = 0;
@@ -111,6 +113,21 @@ void iso_engine_account_placed(struct iso_engine *e, struct iso_task *task, uint
 								      e->tun.iso_period_s, used, &all) - 1.0);
 }
 
+void iso_engine_charge(struct iso_engine *e, struct iso_task *task, uint64_t cpu_ns)
+{
+	uint64_t before = e->pending_ns;
+	unsigned ran = e->pending_ran;
+
+	/* the same rule as a sample, kept apart from the step's pending
+	 * figures, which the next iso_engine_begin clears */
+	iso_engine_account(e, task, cpu_ns);
+	e->late_ns += e->pending_ns - before;
+	e->late_ran += e->pending_ran - ran;
+	e->pending_ns = before;
+	e->pending_ran = ran;
+	task->counted_from_ns = 0;
+}
+
 /* What the average gets of a step's fed time: placed where it fell
  * (iso_place.h), never below nothing nor above every CPU's whole step. */
 static uint64_t placed_ns(double adj, uint64_t fed, uint64_t cap, bool lump)
@@ -127,11 +144,13 @@ static uint64_t placed_ns(double adj, uint64_t fed, uint64_t cap, bool lump)
 
 int iso_engine_commit(struct iso_engine *e, int64_t now_ns)
 {
-	uint64_t total = e->pending_ns + e->carry_ns, fed = total, cap = UINT64_MAX;
-	/* a carried lump is anyone's: the stall cap assumes all CPUs */
-	unsigned ran = e->carry_ns ? e->ncpus : e->pending_ran;
+	uint64_t total = e->pending_ns + e->carry_ns + e->late_ns, fed = total, cap = UINT64_MAX;
+	/* a carried lump is anyone's: the stall cap assumes all CPUs; a
+	 * thread charged as it left ran beside this step's */
+	unsigned ran = e->carry_ns ? e->ncpus : e->pending_ran + e->late_ran;
 	int64_t dt = 0;
 	bool lump = e->carry_ns != 0;
+	uint64_t avg;
 	int r;
 
 	/* A task read late (iso_engine_due) brings the CPU time of several
@@ -150,8 +169,15 @@ int iso_engine_commit(struct iso_engine *e, int64_t now_ns)
 				e->carry_ns = 1000000000ull * e->ncpus;
 		}
 	}
-	r = iso_budget_feed(&e->budget, &e->tun, now_ns, placed_ns(e->pending_adj_ns, fed, cap, lump),
-			    e->ncpus);
+	/* a leaver's time has no known place in the step: fed whole */
+	if (lump) {
+		avg = fed;
+	} else {
+		avg = placed_ns(e->pending_adj_ns, fed - e->late_ns, cap, false) + e->late_ns;
+		if (avg > cap)
+			avg = cap;
+	}
+	r = iso_budget_feed(&e->budget, &e->tun, now_ns, avg, e->ncpus);
 	if (r == 0)
 		r = iso_stall_feed_ran(&e->stall, e->stall_ns, e->tun.iso_cpu, dt, fed, e->ncpus,
 				       ran ? ran : 1) < 0
@@ -159,6 +185,8 @@ int iso_engine_commit(struct iso_engine *e, int64_t now_ns)
 	e->pending_ns = 0;
 	e->pending_ran = 0;
 	e->pending_adj_ns = 0;
+	e->late_ns = 0;
+	e->late_ran = 0;
 	return r;
 }
 

@@ -50,6 +50,9 @@ struct iso_engine {
 				* changes in what the average gets (iso_place.h) */
 	uint64_t carry_ns;   /* accounted but beyond what the CPUs could do in
 			      * the last step: a late read's lump, fed next */
+	uint64_t late_ns;    /* charged between steps (iso_engine_charge): not
+			      * cleared by begin, fed at the next commit */
+	unsigned late_ran;   /* tasks that added to it */
 	struct iso_stall stall; /* the stall cap (iso_burst.h) */
 	int64_t stall_ns;       /* its length; 0 = off, as in the patch */
 };
@@ -87,6 +90,12 @@ void iso_engine_account(struct iso_engine *e, struct iso_task *task,
  * The stall cap and the carry of a late lump count it unplaced. */
 void iso_engine_account_placed(struct iso_engine *e, struct iso_task *task, uint64_t cpu_ns,
 			       int64_t now_ns, const struct iso_offcpu *off);
+/* A task's last CPU time as it leaves (released, exited, demoted as a
+ * stray), at any moment, inside a step or between two: its ISO time since
+ * the previous sample is counted as iso_engine_account counts it, and fed
+ * at the next commit with that step's (unplaced, as a late read is). A
+ * charge between steps is never lost to the next iso_engine_begin. */
+void iso_engine_charge(struct iso_engine *e, struct iso_task *task, uint64_t cpu_ns);
 int iso_engine_commit(struct iso_engine *e, int64_t now_ns);
 /* Updates task->demoted (budget, stall cap or task->held); returns true
  * when it changed. */

@@ -61,7 +61,8 @@ void iso_share_begin(struct iso_share *s)
 	}
 }
 
-int iso_share_account(struct iso_share *s, uint32_t uid, uint64_t iso_ns)
+/* uid's entry, a new one if it has none; NULL when the table is full. */
+static struct iso_share_user *find_or_add(struct iso_share *s, uint32_t uid)
 {
 	struct iso_share_user *u = find(s, uid);
 
@@ -72,11 +73,32 @@ int iso_share_account(struct iso_share *s, uint32_t uid, uint64_t iso_ns)
 		if (!u && s->end < s->cap)
 			u = &s->users[s->end++];
 		if (!u)
-			return -ENOSPC;
+			return NULL;
 		*u = (struct iso_share_user){ .used = true, .uid = uid };
 	}
+	return u;
+}
+
+int iso_share_account(struct iso_share *s, uint32_t uid, uint64_t iso_ns)
+{
+	struct iso_share_user *u = find_or_add(s, uid);
+
+	if (!u)
+		return -ENOSPC;
 	u->pending_ns += iso_ns;
 	u->seen = true;
+	return 0;
+}
+
+int iso_share_charge(struct iso_share *s, uint32_t uid, uint64_t iso_ns)
+{
+	struct iso_share_user *u = find_or_add(s, uid);
+
+	if (!u)
+		return -ENOSPC;
+	/* the carry: fed at the next commit like a late read's lump, and
+	 * keeps the entry (iso_share_commit) until it is */
+	u->carry_ns += iso_ns;
 	return 0;
 }
 

@@ -73,6 +73,10 @@ void iso_share_begin(struct iso_share *s);
  * table is full (the time then counts for nobody: never a false
  * demotion). */
 int iso_share_account(struct iso_share *s, uint32_t uid, uint64_t iso_ns);
+/* iso_share_account for a task that leaves (iso_engine_charge), at any
+ * moment, inside a step or between two: counted at the next commit, not
+ * cleared by the next iso_share_begin. -ENOSPC as iso_share_account. */
+int iso_share_charge(struct iso_share *s, uint32_t uid, uint64_t iso_ns);
 /* Feed every uid's average over the time since the previous commit (the
  * same formula as iso_budget_feed) and decide who is over its share.
  * Users with no task any more and no use left are forgotten. */

@@ -14,6 +14,7 @@
 #include "iso_band.h"
 #include "iso_policy.h"
 #include "forkwatch.h"
+#include "leave.h"
 #include "log.h"
 #include "schedule.h"
 #include "procinfo.h"
@@ -137,19 +138,15 @@ int isod_grant(struct isod *d, const struct grant *g, struct tracked **out)
 		/* its CPU time from now on counts, not what it used before */
 		if (d->acct->sample(e, 0) == 0) {
 			struct timespec ts;
-			struct iso_burst_sample s;
 
 			iso_engine_account(&d->engine, &e->core, e->cpu_ns);
 			/* and the burst guard's first read: its next look is
 			 * burst_ms/4 away (iso_plan_guard), so a grant does not
-			 * make the enforcer read every thread at once */
+			 * make the enforcer read every thread at once. The
+			 * guard goes on from what this thread, or another of
+			 * its user, left lately: asking again resets nothing */
 			clock_gettime(CLOCK_MONOTONIC, &ts);
-			s = (struct iso_burst_sample){ .now_ns = (int64_t)ts.tv_sec * 1000000000LL +
-								  ts.tv_nsec,
-						       .cpu_ns = e->cpu_ns,
-						       .wait_ns = e->wait_ns };
-			(void)iso_burst_feed(&e->burst, (int64_t)d->cfg.burst_ms * 1000000, &s,
-					     false, 0);
+			isod_guard_resume(d, e, (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec);
 		}
 	} else {
 		r = isod_confirm(d, e, g->by, g->starttime);
@@ -189,7 +186,9 @@ int isod_grant(struct isod *d, const struct grant *g, struct tracked **out)
 	log_info("thread %d (pid %d, uid %u): %s priority %d (kernel %d)%s",
 		 (int)e->tid, (int)e->pid, (unsigned)e->uid,
 		 iso_policy_name(e->policy), e->prio, e->kprio,
-		 e->core.demoted ? ", demoted while over budget" : "");
+		 e->core.held	   ? ", held by the burst guard"
+		 : e->core.demoted ? ", demoted while over budget"
+				   : "");
 	/* The server appends this record to the state file before it sends
 	 * the reply (group commit, server.c): a daemon killed once the client
 	 * has heard of the grant still finds this thread when it restarts. */
@@ -277,6 +276,9 @@ void isod_forget(struct isod *d, struct tracked *e)
 	pid_t pid = e->pid;
 	bool gone = !tasks_alive(e);
 
+	/* every untrack charges: what it ran since its last sample, and the
+	 * burst guard's record for its next grant (leave.h) */
+	isod_leave(d, e);
 	statefile_note_release(d, e);
 	d->acct->untrack(e);
 	tasks_remove(&d->tasks, e);

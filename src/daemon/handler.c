@@ -8,6 +8,7 @@
 #include <sys/resource.h>
 
 #include "actuator.h"
+#include "admit.h"
 #include "grants.h"
 #include "iso_policy.h"
 #include "log.h"
@@ -103,7 +104,7 @@ static void do_set(struct isod *d, const struct peer *p, const struct iso_req *r
 	struct thread_status st;
 	struct tracked *e = NULL, pin = { .statfd = -1 };
 	struct grant g;
-	unsigned maxlim;
+	char why[120];
 	pid_t tid;
 	int policy, r;
 
@@ -118,19 +119,14 @@ static void do_set(struct isod *d, const struct peer *p, const struct iso_req *r
 		       (int)req->u.set.prio, iso_policy_name(policy));
 		return;
 	}
-	maxlim = d->cfg.max_limit ? d->cfg.max_limit : d->engine.tun.iso_cpu;
 	if (req->u.set.limit < 0 || req->u.set.limit > 100) {
 		refuse(rep, -EINVAL, "limit %d is not a percentage (0..100)", (int)req->u.set.limit);
 		return;
 	}
-	if (p->uid != 0 && (unsigned)req->u.set.limit > maxlim) {
-		refuse(rep, -EPERM, "limit %d %% is above the administrator's maximum of %u %%",
-		       (int)req->u.set.limit, maxlim);
-		return;
-	}
-	if (!peer_allowed(d, p)) {
-		refuse(rep, -EPERM, "user %u is not allowed ISO scheduling (allow_users/allow_groups)",
-		       (unsigned)p->uid);
+	/* the rules a recovered grant passes too (admit.h) */
+	if (isod_admit_user(d, p->uid, p->gid, p->groups, p->ngroups, (unsigned)req->u.set.limit,
+			    why, sizeof(why)) < 0) {
+		refuse(rep, -EPERM, "%s", why);
 		return;
 	}
 	if (resolve(d, p, req->u.set.pid, req->u.set.tid, &tid, &st,
@@ -139,6 +135,11 @@ static void do_set(struct isod *d, const struct peer *p, const struct iso_req *r
 	if (iso_check_owner(p->uid, p->uid == 0, st.ruid, st.euid) < 0) {
 		tasks_unpin(&pin);
 		refuse(rep, -EPERM, "thread %d belongs to another user", (int)req->u.set.tid);
+		return;
+	}
+	if (policy != ISO_POLICY_NORMAL && isod_admit_thread(&st, p->uid == 0, why, sizeof(why)) < 0) {
+		tasks_unpin(&pin);
+		refuse(rep, -EPERM, "thread %d: %s", (int)req->u.set.tid, why);
 		return;
 	}
 	/* for a grant, the check above read the pinned thread (resolve):

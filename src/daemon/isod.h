@@ -16,6 +16,7 @@
 #include "events.h"
 #include "iso_engine.h"
 #include "iso_plan.h"
+#include "iso_recent.h"
 #include "iso_percpu.h"
 #include "iso_share.h"
 #include "iso_proto.h"
@@ -36,6 +37,9 @@ struct isod {
 	struct iso_user_info user_page[ISO_PROTO_PAGE];
 	struct iso_top_info top_page; /* a TOP reply's body: likewise */
 	struct event_ring events;  /* recent events for isoctl top (events.h), under lock */
+	struct iso_recent recent;  /* the burst guard's records of threads that
+				    * left lately (leave.h), under lock; zeroed:
+				    * empty */
 	struct task_table tasks;
 	atomic_bool stop;
 	atomic_bool state_dirty;   /* state file needs rewriting */

@@ -82,6 +82,21 @@ static void guard_feed(struct isod *d, struct tracked *e, int64_t now_ns)
 	 * first switch-in wakes the schedule. */
 }
 
+void isod_account(struct isod *d, struct tracked *e, int64_t now_ns, bool leaving)
+{
+	/* before the engine moves the baseline (iso_share.h) */
+	uint64_t iso_ns = iso_task_iso_delta(&e->core, e->cpu_ns);
+
+	if (iso_share_on(&d->share))
+		(void)(leaving ? iso_share_charge : iso_share_account)(&d->share, e->charged, iso_ns);
+	isod_percpu_charge(d, e);
+	if (leaving)
+		iso_engine_charge(&d->engine, &e->core, e->cpu_ns);
+	else
+		iso_engine_account_placed(&d->engine, &e->core, e->cpu_ns, now_ns, &e->off);
+	thread_stats_sample(&e->stats, e->cpu_ns, now_ns);
+}
+
 /* The per-user averages (user_cpu), with a line whenever a user goes
  * over its share or comes back under it. */
 static void share_commit(struct isod *d, int64_t now_ns)
@@ -154,13 +169,7 @@ void isod_enforce_step(struct isod *d, int64_t now_ns)
 			atomic_store(&d->state_dirty, true);
 			continue;
 		}
-		/* before the engine moves the baseline (iso_share.h) */
-		if (iso_share_on(&d->share))
-			(void)iso_share_account(&d->share, t[i].charged,
-						iso_task_iso_delta(&t[i].core, t[i].cpu_ns));
-		isod_percpu_charge(d, &t[i]);
-		iso_engine_account_placed(&d->engine, &t[i].core, t[i].cpu_ns, now_ns, &t[i].off);
-		thread_stats_sample(&t[i].stats, t[i].cpu_ns, now_ns);
+		isod_account(d, &t[i], now_ns, false);
 		guard_feed(d, &t[i], now_ns);
 	}
 	iso_engine_commit(&d->engine, now_ns);

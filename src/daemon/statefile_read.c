@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "actuator.h"
+#include "admit.h"
 #include "grants.h"
 #include "isod.h"
 #include "iso_policy.h"
@@ -189,8 +190,10 @@ static int read_all(int fd, char **buf, size_t *len)
 /* Grant s's thread again if it is still the one the record names. */
 static bool adopt(struct isod *d, const struct state_line *s)
 {
+	struct thread_status st;
 	struct grant g;
 	struct tracked pin;
+	char why[120];
 	int r;
 
 	/* pin the thread first: a different one under a reused TID (another
@@ -210,6 +213,23 @@ static bool adopt(struct isod *d, const struct state_line *s)
 		close(pin.statfd);
 		return false;
 	}
+	/* the rules a request passes (admit.h), for the user the record
+	 * names as it is now: a user the lists no longer admit, a limit
+	 * above max_limit, a program that changed identity (setuid exec
+	 * while isod was down) get no grant, and are not left RT. Another
+	 * user's thread is isod_grant's to refuse, untouched */
+	if (read_thread_status(d->proc, s->tid, &st) == 0 &&
+	    (st.ruid == s->uid || st.euid == s->uid) &&
+	    (isod_admit_user(d, s->uid, st.egid, st.groups, st.ngroups, s->limit, why,
+			     sizeof(why)) < 0 ||
+	     isod_admit_thread(&st, s->uid == 0, why, sizeof(why)) < 0)) {
+		log_warning("state file: thread %d (pid %d, uid %u) not granted again: %s; demoted",
+			    (int)s->tid, (int)s->pid, s->uid, why);
+		if (tasks_alive(&pin))
+			(void)actuator_demote(backend_current(), s->tid);
+		close(pin.statfd);
+		return false;
+	}
 	g.pid = s->pid;
 	g.tid = s->tid;
 	g.uid = s->uid;
@@ -226,7 +246,8 @@ static bool adopt(struct isod *d, const struct state_line *s)
 		log_warning("%s lists thread %d for uid %u, but it belongs to another user: not touched",
 			    d->cfg.state_path, (int)s->tid, s->uid);
 	} else if (r < 0 && tasks_alive(&pin)) {
-		/* ours, but cannot be policed: never leave it RT */
+		/* ours, but cannot be policed (over max_threads_per_user, as
+		 * a request would be: -EAGAIN): never leave it RT */
 		log_warning_errno(r, "state file: cannot grant thread %d again; demoted", (int)s->tid);
 		(void)actuator_demote(backend_current(), s->tid);
 	}

@@ -494,6 +494,167 @@ static void test_exact_block_point(void **state)
 	assert_true(early >= 0); /* no demotion before the earliest bound */
 }
 
+/* A spinner (never sleeps) at t, as a read shows it: its CPU time grows
+ * with time while it runs, ISO or not. */
+static struct iso_burst_sample spin_at(int64_t t)
+{
+	return (struct iso_burst_sample){ .now_ns = t, .cpu_ns = (uint64_t)t };
+}
+
+/* Release and re-ask every 150 ms (issue 28): the run goes on across the
+ * grants, the guard demotes at burst_ms of CPU as it would a thread that
+ * never let go, and the back-off follows it into the next grants. */
+static void test_regrant_carries(void **state)
+{
+	struct iso_burst b;
+	struct iso_burst_carry c;
+	struct iso_burst_sample s;
+	uint64_t nv = 10;
+	int64_t t = SEC;
+	bool have = false;
+	int r;
+
+	(void)state;
+	for (int cycle = 0; cycle < 2; cycle++) {
+		s = spin_at(t);
+		r = iso_burst_resume(&b, BURST, have ? &c : NULL, true, &s, nv);
+		assert_int_equal(r, ISO_BURST_KEEP);
+		t += 150 * MS;
+		s = spin_at(t);
+		/* the release request's own block, not a block */
+		nv++;
+		if (cycle == 1) {
+			/* the enforcer's read inside the second grant: 300 ms
+			 * run, past the allowance */
+			assert_int_equal(iso_burst_feed(&b, BURST, &s, true, nv - 1),
+					 ISO_BURST_DEMOTE);
+		}
+		have = iso_burst_leave(&b, BURST, &s, true, nv, &c);
+		assert_true(have);
+		nv++; /* the ask's own */
+		t += MS;
+	}
+	assert_true(c.demoted);
+	/* asking again within the back-off: held from the start */
+	s = spin_at(t);
+	assert_int_equal(iso_burst_resume(&b, BURST, &c, true, &s, nv), ISO_BURST_DEMOTE);
+	assert_true(iso_burst_demoted(&b));
+	/* another thread of the same user, later but within the window: held too */
+	s = spin_at(t + 500 * MS);
+	assert_int_equal(iso_burst_resume(&b, BURST, &c, false, &s, 3), ISO_BURST_DEMOTE);
+	/* past the back-off: a trial's allowance, not a full one */
+	s = spin_at(c.until_ns + MS);
+	assert_int_equal(iso_burst_resume(&b, BURST, &c, false, &s, 3), ISO_BURST_KEEP);
+	assert_int_equal(b.phase, ISO_BURST_RUNNING);
+	assert_int_equal(b.allowance_ns, BURST / ISO_BURST_TRIAL_DIV);
+	assert_true(b.backoff_ns > ISO_BURST_BACKOFF_NS);
+	/* past the window: forgotten */
+	s = spin_at(c.keep_until_ns);
+	assert_int_equal(iso_burst_resume(&b, BURST, &c, false, &s, 3), ISO_BURST_KEEP);
+	assert_int_equal(b.phase, ISO_BURST_IDLE);
+}
+
+/* A thread that blocks, while ISO or while away, starts clean: the guard
+ * treats it as it would treat one that never let go. */
+static void test_regrant_block_clears(void **state)
+{
+	struct iso_burst b;
+	struct iso_burst_carry c;
+	struct iso_burst_sample s = spin_at(SEC);
+
+	(void)state;
+	assert_int_equal(iso_burst_resume(&b, BURST, NULL, true, &s, 10), ISO_BURST_KEEP);
+	s = spin_at(SEC + 150 * MS);
+	/* blocked while ISO, besides the ask's and the release's own blocks
+	 * (the ask's may come after isod read the count at the grant) */
+	assert_false(iso_burst_leave(&b, BURST, &s, true, 13, &c));
+	/* only those two: a run of 150 ms is kept */
+	assert_true(iso_burst_leave(&b, BURST, &s, true, 12, &c));
+	assert_false(c.demoted);
+	assert_int_equal(c.ran_ns, 150 * MS);
+	/* it blocked while away, besides the release's and the ask's: clean */
+	s = spin_at(SEC + 400 * MS);
+	assert_int_equal(iso_burst_resume(&b, BURST, &c, true, &s, 15), ISO_BURST_KEEP);
+	assert_int_equal(b.phase, ISO_BURST_IDLE);
+	/* only those two: the run goes on, 50 ms left */
+	assert_int_equal(iso_burst_resume(&b, BURST, &c, true, &s, 14), ISO_BURST_KEEP);
+	assert_int_equal(b.phase, ISO_BURST_RUNNING);
+	assert_int_equal(b.allowance_ns, 50 * MS);
+	/* the count not known as it left (an exit): it seemed to sleep */
+	assert_int_equal(iso_burst_resume(&b, BURST, NULL, true, &s, 12), ISO_BURST_KEEP);
+	s.now_ns += 100 * MS;
+	s.cpu_ns += 10 * MS;
+	assert_false(iso_burst_leave(&b, BURST, &s, false, 0, &c));
+	/* the guard off: nothing kept, nothing held */
+	assert_false(iso_burst_leave(&b, 0, &s, true, 12, &c));
+}
+
+/* A check that runs while the thread waits for isod to handle its release
+ * sees the release's own block: the leaving is judged from the state
+ * that block ended, not from a clean one. A second block is a block. */
+static void test_regrant_release_race(void **state)
+{
+	struct iso_burst b;
+	struct iso_burst_carry c;
+	struct iso_burst_sample s = spin_at(SEC);
+
+	(void)state;
+	assert_int_equal(iso_burst_resume(&b, BURST, NULL, true, &s, 10), ISO_BURST_KEEP);
+	s = spin_at(SEC + 100 * MS);
+	/* the ask's own block, after isod read the count: not a block */
+	assert_int_equal(iso_burst_feed(&b, BURST, &s, true, 11), ISO_BURST_KEEP);
+	assert_int_equal(b.phase, ISO_BURST_RUNNING);
+	s = spin_at(SEC + 150 * MS);
+	/* the release's block, seen by a check */
+	assert_int_equal(iso_burst_feed(&b, BURST, &s, true, 12), ISO_BURST_KEEP);
+	assert_true(iso_burst_leave(&b, BURST, &s, true, 12, &c));
+	assert_false(c.demoted);
+	assert_int_equal(c.ran_ns, 50 * MS);
+	/* one block more before the release: the run did end */
+	assert_false(iso_burst_leave(&b, BURST, &s, true, 14, &c));
+	/* held: the release's block seen by a check restores it, but the
+	 * back-off goes on as it leaves */
+	s = spin_at(2 * SEC);
+	assert_int_equal(iso_burst_resume(&b, BURST, NULL, true, &s, 20), ISO_BURST_KEEP);
+	s = spin_at(2 * SEC + 50 * MS);
+	assert_int_equal(iso_burst_feed(&b, BURST, &s, true, 21), ISO_BURST_KEEP);
+	s = spin_at(2 * SEC + 260 * MS);
+	assert_int_equal(iso_burst_feed(&b, BURST, &s, true, 21), ISO_BURST_DEMOTE);
+	s = spin_at(2 * SEC + 300 * MS);
+	assert_int_equal(iso_burst_feed(&b, BURST, &s, true, 22), ISO_BURST_RESTORE);
+	assert_true(iso_burst_leave(&b, BURST, &s, true, 22, &c));
+	assert_true(c.demoted);
+	assert_int_equal(c.backoff_ns, 2 * ISO_BURST_BACKOFF_NS);
+}
+
+/* After a fresh grant one block may be the ask's own, but only at the
+ * grant: a spinner that sleeps once, later, has blocked (burst.sh). */
+static void test_regrant_ask_block_only_at_grant(void **state)
+{
+	struct iso_burst b;
+	struct iso_burst_sample s = spin_at(SEC);
+
+	(void)state;
+	assert_int_equal(iso_burst_resume(&b, BURST, NULL, false, &s, 10), ISO_BURST_KEEP);
+	s = spin_at(SEC + 100 * MS);
+	assert_int_equal(iso_burst_feed(&b, BURST, &s, true, 10), ISO_BURST_KEEP);
+	s = spin_at(SEC + 320 * MS);
+	assert_int_equal(iso_burst_feed(&b, BURST, &s, true, 10), ISO_BURST_DEMOTE);
+	/* then it sleeps 100 ms, once */
+	s.now_ns += 100 * MS;
+	assert_int_equal(iso_burst_feed(&b, BURST, &s, true, 11), ISO_BURST_RESTORE);
+	/* the block point says it: a block at the grant is the ask's */
+	s = spin_at(2 * SEC);
+	assert_int_equal(iso_burst_resume(&b, BURST, NULL, false, &s, 20), ISO_BURST_KEEP);
+	s = spin_at(2 * SEC + 100 * MS);
+	s.has_block = true;
+	s.block_cpu_ns = (uint64_t)(2 * SEC);
+	assert_int_equal(iso_burst_feed(&b, BURST, &s, true, 21), ISO_BURST_KEEP);
+	assert_int_equal(b.phase, ISO_BURST_RUNNING);
+	assert_int_equal(b.nv, 21);
+	assert_false(b.ask_block);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -508,6 +669,10 @@ int main(void)
 		cmocka_unit_test(test_no_proof_no_demotion),
 		cmocka_unit_test(test_earliest_is_lower_bound),
 		cmocka_unit_test(test_exact_block_point),
+		cmocka_unit_test(test_regrant_carries),
+		cmocka_unit_test(test_regrant_block_clears),
+		cmocka_unit_test(test_regrant_release_race),
+		cmocka_unit_test(test_regrant_ask_block_only_at_grant),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

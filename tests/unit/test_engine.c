@@ -578,6 +578,58 @@ static void test_effective_limit(void **state)
 	assert_int_equal(iso_effective_limit(100, 1), 1);
 }
 
+/* A task that leaves between two steps (issue 28): what it ran since its
+ * last sample is counted at the next commit, exactly as a sample in that
+ * step would have counted it — iso_engine_begin does not drop it. */
+static void test_charge_between_steps(void **state)
+{
+	struct iso_engine a, b;
+	struct iso_task ta, tb;
+	int64_t now = 0;
+
+	(void)state;
+	assert_int_equal(iso_engine_init(&a, &defaults, 2), 0);
+	assert_int_equal(iso_engine_init(&b, &defaults, 2), 0);
+	assert_int_equal(iso_engine_set_stall(&a, 200), 0);
+	assert_int_equal(iso_engine_set_stall(&b, 200), 0);
+	assert_int_equal(iso_task_init(&ta, 0), 0);
+	assert_int_equal(iso_task_init(&tb, 0), 0);
+	iso_engine_begin(&a);
+	iso_engine_account(&a, &ta, 0);
+	assert_int_equal(iso_engine_commit(&a, now), 0);
+	iso_engine_begin(&b);
+	iso_engine_account(&b, &tb, 0);
+	assert_int_equal(iso_engine_commit(&b, now), 0);
+	for (int i = 1; i <= 20; i++) {
+		now += 10 * MS;
+		/* a: sampled in the step; b: charged after the previous
+		 * commit, before this step's begin */
+		iso_engine_charge(&b, &tb, (uint64_t)now);
+		iso_engine_begin(&a);
+		iso_engine_account(&a, &ta, (uint64_t)now);
+		assert_int_equal(iso_engine_commit(&a, now), 0);
+		iso_engine_begin(&b);
+		assert_int_equal(iso_engine_commit(&b, now), 0);
+		assert_true(fabs(iso_engine_usage(&a) - iso_engine_usage(&b)) < 1e-9);
+		assert_int_equal(a.stall.level_ns, b.stall.level_ns);
+	}
+	assert_true(iso_engine_usage(&b) > 0.0);
+	/* a demoted task's time is not ISO time; a second charge of the same
+	 * figure adds nothing */
+	tb.demoted = true;
+	iso_engine_charge(&b, &tb, (uint64_t)now + 50 * MS);
+	assert_int_equal(b.late_ns, 0);
+	tb.demoted = false;
+	iso_engine_charge(&b, &tb, (uint64_t)now + 50 * MS);
+	assert_int_equal(b.late_ns, 0);
+	/* inside a step it joins that step's commit as well */
+	iso_engine_begin(&b);
+	iso_engine_charge(&b, &tb, (uint64_t)now + 60 * MS);
+	assert_int_equal(b.late_ns, 10 * MS);
+	assert_int_equal(iso_engine_commit(&b, now + 10 * MS), 0);
+	assert_int_equal(b.late_ns, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -595,6 +647,7 @@ int main(void)
 		cmocka_unit_test(test_graceful_degradation),
 		cmocka_unit_test(test_own_limit_clamped_to_iso_cpu),
 		cmocka_unit_test(test_effective_limit),
+		cmocka_unit_test(test_charge_between_steps),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -292,6 +292,34 @@ static void test_global_rule_still_applies(void **state)
 	assert_true(t[1].ever_demoted);
 }
 
+/* A user's task that leaves between steps (iso_share_charge): its time
+ * counts at the next commit, as a sample would have. */
+static void test_charge_between_steps(void **state)
+{
+	struct iso_share a, b;
+	struct iso_share_user ua[2], ub[2];
+	struct iso_tunables tun = { 70, 5 };
+	int64_t now = 0;
+
+	(void)state;
+	assert_int_equal(iso_share_init(&a, ua, 2, 50), 0);
+	assert_int_equal(iso_share_init(&b, ub, 2, 50), 0);
+	assert_int_equal(iso_share_commit(&a, &tun, now, NCPUS), 0);
+	assert_int_equal(iso_share_commit(&b, &tun, now, NCPUS), 0);
+	for (int i = 0; i < 1000; i++) {
+		now += 10 * MS;
+		assert_int_equal(iso_share_charge(&b, 7, 10 * MS), 0);
+		iso_share_begin(&a);
+		iso_share_begin(&b);
+		assert_int_equal(iso_share_account(&a, 7, 10 * MS), 0);
+		assert_int_equal(iso_share_commit(&a, &tun, now, NCPUS), 0);
+		assert_int_equal(iso_share_commit(&b, &tun, now, NCPUS), 0);
+		assert_true(fabs(iso_share_usage(&a, 7) - iso_share_usage(&b, 7)) < 1e-9);
+	}
+	/* 50 % of the machine for 10 s is over a share of 70 % · 50 % */
+	assert_true(iso_share_over(&b, 7));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -303,6 +331,7 @@ int main(void)
 		cmocka_unit_test(test_share_hysteresis),
 		cmocka_unit_test(test_table_full_and_forget),
 		cmocka_unit_test(test_global_rule_still_applies),
+		cmocka_unit_test(test_charge_between_steps),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
