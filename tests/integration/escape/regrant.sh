@@ -10,8 +10,8 @@
 # charges and the burst guard's run and back-off follow a thread across
 # its grants (leave.h), so cycling must gain nothing:
 #     worst stalled(cycling) <= 1.2 * worst stalled(continuous) + 0.25 s
-# and the same for the two spinners' time as RT, summed (no more ISO CPU
-# for letting go)
+# and, more loosely (3x, below), the same for the two spinners' time as
+# RT, summed (no more ISO CPU for letting go)
 # (before: 7.2-7.7 s against 0.20-0.25 s of 13.5 s). Each run has an isod
 # of its own (a fresh budget and guard memory), the modes interleaved;
 # REGRANT_SECONDS (default 6) per run, REGRANT_TRIES (default 3) of each.
@@ -47,24 +47,28 @@ for ((i = 1; i <= tries; i++)); do
 	con+=("$2") conp+=("$4") conr+=("$8")
 done
 log "the probe's own figures (with what other work took from it): cycling ${cycp[*]}, continuous ${conp[*]}"
-# judge WHAT CYCLING CONTINUOUS: the worst of cycling against 1.2 x the
-# worst of continuous + 0.25 s
+# judge WHAT FACTOR CYCLING CONTINUOUS: the worst of cycling against
+# FACTOR x the worst of continuous + 0.25 s
 judge() {
 	/usr/bin/python3 - "$@" <<'PY'
 import sys
 what = sys.argv[1]
-cyc = [float(x) for x in sys.argv[2].split()]
-con = [float(x) for x in sys.argv[3].split()]
-bound = 1.2 * max(con) + 0.25
+factor = float(sys.argv[2])
+cyc = [float(x) for x in sys.argv[3].split()]
+con = [float(x) for x in sys.argv[4].split()]
+bound = factor * max(con) + 0.25
 print("%s: cycling %s, continuous %s: worst %.3f s against a bound of %.3f s -> %s" % (
     what, cyc, con, max(cyc), bound, "ok" if max(cyc) <= bound else "FAIL"))
 PY
 }
-verdict=$(judge "both CPUs RT" "${cyc[*]}" "${con[*]}")
+verdict=$(judge "both CPUs RT" 1.2 "${cyc[*]}" "${con[*]}")
 log "$verdict"
 case "$verdict" in *"-> ok") ;; *) fail "release and re-ask gained ISO CPU: $verdict";; esac
-# and the spinners' own ISO time, summed: no more for letting go
-verdict=$(judge "ISO time" "${cycr[*]}" "${conr[*]}")
+# and the spinners' own ISO time, summed: no more for letting go. Loose
+# (3x): it is wall time with an RT policy, which higher RT work of other
+# tests on a shared machine stretches (before issue 28: 10.5 s of 6 s
+# against 0.5-0.6 s; now 0.44-0.67 s against 0.56-0.61 s when quiet)
+verdict=$(judge "ISO time" 3 "${cycr[*]}" "${conr[*]}")
 log "$verdict"
 case "$verdict" in *"-> ok") ;; *) fail "release and re-ask gained ISO CPU: $verdict";; esac
 audit_ok "regrant"
