@@ -21,14 +21,14 @@ if prlimit --rtprio=99:99 true 2>/dev/null; then hards="0 99"; else log "hard RL
 start_policing_isod
 for hard in $hards; do
 	out=$ISO_TMP/dl-$hard.out
-	prlimit --rtprio="$hard:$hard" "${NOBODY[@]}" "$RTTOOL" idle 8 >"$out" 2>&1 &
+	prlimit --rtprio="$hard:$hard" "${NOBODY[@]}" "$RTTOOL" idle "$(esc_scale 8)" >"$out" 2>&1 &
 	ISO_CHILDREN+=($!); pid=$!
 	wait_for "$out" '^exec ' || fail "hard $hard: the client did not run: $(cat "$out")"
 	chrt --deadline --sched-runtime 1000000 --sched-deadline 10000000 \
 		--sched-period 10000000 -p 0 "$pid" 2>"$ISO_TMP/chrt.err" ||
 		skip "cannot make a thread SCHED_DEADLINE here: $(cat "$ISO_TMP/chrt.err")"
 	log "hard $hard: thread $pid made SCHED_DEADLINE: $(kernel_sched "$pid")"
-	wait_not_rt "$pid" 30 || fail "hard $hard: DEADLINE thread $pid of nobody still $(kernel_sched "$pid") 3 s on"
+	wait_not_rt "$pid" "$(esc_scale 30)" || fail "hard $hard: DEADLINE thread $pid of nobody still $(kernel_sched "$pid") 3 s on"
 	[ "$(policy_of "$pid")" = 0 ] || fail "hard $hard: demoted to $(kernel_sched "$pid"), not SCHED_OTHER"
 	grep -E "stray: thread $pid .*was kernel SCHED_DEADLINE " "$ISO_TMP/isod.log" >/dev/null ||
 		fail "hard $hard: isod did not log the DEADLINE stray $pid: $(grep -i stray "$ISO_TMP/isod.log")"
@@ -36,17 +36,17 @@ for hard in $hards; do
 done
 
 out=$ISO_TMP/dl-tracked.out
-"${NOBODY[@]}" "$RTTOOL" lower 6 fifo 81 stay >"$out" 2>&1 &
+"${NOBODY[@]}" "$RTTOOL" lower "$(esc_scale 6)" fifo 81 stay >"$out" 2>&1 &
 ISO_CHILDREN+=($!)
 wait_for "$out" '^lowered ' || fail "tracked: the client did not run: $(cat "$out")"
 tid=$(field "$out" granted tid)
 gp=$(awk '$1 == "granted" { print $6 }' "$out")
-for _ in $(seq 30); do [ "$(kernel_sched "$tid")" = "1 $gp" ] && break; sleep 0.1; done
+for _ in $(seq "$(esc_scale 30)"); do [ "$(kernel_sched "$tid")" = "1 $gp" ] && break; sleep 0.1; done
 chrt --deadline --sched-runtime 1000000 --sched-deadline 10000000 \
 	--sched-period 10000000 -p 0 "$tid" || fail "tracked: cannot make $tid SCHED_DEADLINE"
 log "tracked: thread $tid made $(kernel_sched "$tid")"
 ok=
-for _ in $(seq 30); do
+for _ in $(seq "$(esc_scale 30)"); do
 	s=$(kernel_sched "$tid") || fail "tracked: thread $tid gone"
 	case "$s" in
 	"1 $gp") ok="put back"; break;;

@@ -10,6 +10,12 @@
 ESC_BAND_LO=81 ESC_BAND_HI=90
 ESC_BAND=(--band "$ESC_BAND_LO:$ESC_BAND_HI")
 
+# Emulation (the 6.1 guest under TCG) runs everything several times
+# slower: the guest exports the timeout multiplier, by which a test scales
+# its clients' lifetimes and its polling bounds (esc_scale N: N times it).
+ESC_SCALE=${ISOSCHED_TEST_TIME_SCALE:-1}
+esc_scale() { echo $(($1 * ESC_SCALE)); }
+
 # isod options that turn stray policing on (each test's isod polices;
 # lib.sh turns it off by default): the start-up sweep, and the periodic
 # audit every second where this isod has it.

@@ -14,7 +14,7 @@ need_root
 start_policing_isod
 for kp in 9 1; do
 	out=$ISO_TMP/lower-$kp.out
-	"${NOBODY[@]}" "$RTTOOL" lower 6 fifo "$kp" exec >"$out" 2>&1 &
+	"${NOBODY[@]}" "$RTTOOL" lower "$(esc_scale 6)" fifo "$kp" exec >"$out" 2>&1 &
 	ISO_CHILDREN+=($!)
 	wait_for "$out" '^exec ' || fail "FIFO $kp: escape did not run: $(cat "$out")"
 	log "FIFO $kp: $(tr '\n' ';' <"$out")"
@@ -23,7 +23,7 @@ for kp in 9 1; do
 	pid=$(field "$out" exec pid)
 	[ "$granted" != "$pid" ] || fail "FIFO $kp: the granted thread was the main thread"
 	[ "$(field "$out" exec policy)" = 1 ] || log "FIFO $kp: the kernel did not keep FIFO across exec here"
-	wait_not_rt "$pid" 30 || fail "FIFO $kp: exec'd program $pid still kernel RT 3 s after the exec, untracked: $(kernel_sched "$pid")"
+	wait_not_rt "$pid" "$(esc_scale 30)" || fail "FIFO $kp: exec'd program $pid still kernel RT 3 s after the exec, untracked: $(kernel_sched "$pid")"
 	stray_logged "$pid" "$pid" || fail "FIFO $kp: isod did not log the stray $pid: $(grep -i stray "$ISO_TMP/isod.log")"
 	grep -E "stray: thread $pid .*was kernel SCHED_FIFO $kp " "$ISO_TMP/isod.log" >/dev/null ||
 		fail "FIFO $kp: the stray line does not name its policy and priority"

@@ -12,7 +12,7 @@ need_root
 start_policing_isod
 for kp in 9 1; do
 	out=$ISO_TMP/stay-$kp.out
-	"${NOBODY[@]}" "$RTTOOL" lower 6 fifo "$kp" stay >"$out" 2>&1 &
+	"${NOBODY[@]}" "$RTTOOL" lower "$(esc_scale 6)" fifo "$kp" stay >"$out" 2>&1 &
 	ISO_CHILDREN+=($!)
 	wait_for "$out" '^lowered ' || fail "FIFO $kp: the client did not run: $(cat "$out")"
 	log "FIFO $kp: $(tr '\n' ';' <"$out")"
@@ -20,7 +20,7 @@ for kp in 9 1; do
 	tid=$(field "$out" granted tid)
 	gp=$(awk '$1 == "granted" { print $6 }' "$out")
 	ok=
-	for _ in $(seq 30); do
+	for _ in $(seq "$(esc_scale 30)"); do
 		s=$(kernel_sched "$tid") || fail "FIFO $kp: thread $tid gone"
 		case "$s" in
 		"1 $gp") ok="put back"; break;;

@@ -20,17 +20,17 @@ command -v chrt >/dev/null || skip "no chrt"
 start_policing_isod
 # A
 out=$ISO_TMP/rr-a.out
-"${NOBODY[@]}" "$RTTOOL" lower 6 fifo 81 stay >"$out" 2>&1 &
+"${NOBODY[@]}" "$RTTOOL" lower "$(esc_scale 6)" fifo 81 stay >"$out" 2>&1 &
 ISO_CHILDREN+=($!)
 wait_for "$out" '^lowered ' || fail "A: the client did not run: $(cat "$out")"
 tid=$(field "$out" granted tid)
 gp=$(awk '$1 == "granted" { print $6 }' "$out")
 # its grant is back (it lowered itself to 81 first): then the switch
-for _ in $(seq 30); do [ "$(kernel_sched "$tid")" = "1 $gp" ] && break; sleep 0.1; done
+for _ in $(seq "$(esc_scale 30)"); do [ "$(kernel_sched "$tid")" = "1 $gp" ] && break; sleep 0.1; done
 chrt -r -p "$gp" "$tid" || fail "A: root cannot switch $tid to RR"
 log "A: $(tr '\n' ';' <"$out") switched: $(kernel_sched "$tid")"
 ok=
-for _ in $(seq 30); do
+for _ in $(seq "$(esc_scale 30)"); do
 	s=$(kernel_sched "$tid") || fail "A: thread $tid gone"
 	case "$s" in
 	"1 $gp") ok="put back"; break;;
@@ -46,7 +46,7 @@ audit_ok "A: a tracked FIFO thread switched to RR"
 # B
 out=$ISO_TMP/rr-b.out fifo=$ISO_TMP/cmd
 mkfifo "$fifo"; chmod 666 "$fifo"
-"${NOBODY[@]}" "$RTTOOL" lower 6 fifo 9 wait <"$fifo" >"$out" 2>&1 &
+"${NOBODY[@]}" "$RTTOOL" lower "$(esc_scale 6)" fifo 9 wait <"$fifo" >"$out" 2>&1 &
 ISO_CHILDREN+=($!)
 exec 7>"$fifo"
 wait_for "$out" '^lowered ' || fail "B: the client did not run: $(cat "$out")"
@@ -58,7 +58,7 @@ wait_for "$out" '^exec ' || fail "B: no exec: $(cat "$out")"
 exec 7>&-
 log "B: $(tr '\n' ';' <"$out")"
 pid=$(field "$out" exec pid)
-wait_not_rt "$pid" 30 || fail "B: exec'd program $pid still kernel RT 3 s after the exec, untracked: $(kernel_sched "$pid")"
+wait_not_rt "$pid" "$(esc_scale 30)" || fail "B: exec'd program $pid still kernel RT 3 s after the exec, untracked: $(kernel_sched "$pid")"
 grep -E "stray: thread $pid .*was kernel SCHED_RR 9 " "$ISO_TMP/isod.log" >/dev/null ||
 	fail "B: isod did not log the stray $pid as SCHED_RR 9: $(grep -i stray "$ISO_TMP/isod.log")"
 audit_ok "B: RR 9 and exec from a non-main thread"
