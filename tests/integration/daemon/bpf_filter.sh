@@ -15,14 +15,23 @@ need_root
 command -v bpftool >/dev/null || skip "no bpftool to read the program's maps"
 start_bpf_isod --burst-ms 0 --stall-ms 0
 
-# the .bss of this isod's program: its pid among the map's holders where
-# bpftool tells them, else the one map of that name (the daemon suite
-# runs one isod at a time)
+# the .bss of this isod's program: a map isod holds open (the map_id of
+# its fds' fdinfo; other test runs on the machine have isods too), else
+# its pid among the map's holders where bpftool tells them, else the one
+# map of that name
 bss_id=$(bpftool -j map show | /usr/bin/python3 -c '
-import json, sys
+import glob, json, sys
 pid = int(sys.argv[1])
+held = set()
+for f in glob.glob("/proc/%d/fdinfo/*" % pid):
+    try:
+        for line in open(f):
+            if line.startswith("map_id:"):
+                held.add(int(line.split()[1]))
+    except (OSError, ValueError):
+        pass
 maps = [m for m in json.load(sys.stdin) if m.get("name", "").endswith(".bss") and m["name"].startswith("isod_acc")]
-mine = [m for m in maps if any(p.get("pid") == pid for p in m.get("pids", []))]
+mine = [m for m in maps if m["id"] in held] or [m for m in maps if any(p.get("pid") == pid for p in m.get("pids", []))]
 pick = mine or (maps if len(maps) == 1 else [])
 print(pick[0]["id"] if pick else "")
 ' "$ISOD_PID")
