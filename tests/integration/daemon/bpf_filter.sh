@@ -15,22 +15,25 @@ need_root
 command -v bpftool >/dev/null || skip "no bpftool to read the program's maps"
 start_bpf_isod --burst-ms 0 --stall-ms 0
 
-# the .bss of this isod's program: among the maps isod holds open (its
-# fds' fdinfo names each map's id), the one named *.bss — whatever other
-# isods run on the machine (their programs' maps have the same names)
+# the .bss of this isod's program: a map isod holds open (the map_id of
+# its fds' fdinfo; other test runs on the machine have isods too), else
+# its pid among the map's holders where bpftool tells them, else the one
+# map of that name
 bss_id=$(bpftool -j map show | /usr/bin/python3 -c '
-import json, os, sys
-pid = sys.argv[1]
+import glob, json, sys
+pid = int(sys.argv[1])
 held = set()
-for fd in os.listdir("/proc/%s/fdinfo" % pid):
+for f in glob.glob("/proc/%d/fdinfo/*" % pid):
     try:
-        for line in open("/proc/%s/fdinfo/%s" % (pid, fd)):
+        for line in open(f):
             if line.startswith("map_id:"):
                 held.add(int(line.split()[1]))
-    except OSError:
+    except (OSError, ValueError):
         pass
-maps = [m for m in json.load(sys.stdin) if m["id"] in held and m.get("name", "").endswith(".bss")]
-print(maps[0]["id"] if len(maps) == 1 else "")
+maps = [m for m in json.load(sys.stdin) if m.get("name", "").endswith(".bss") and m["name"].startswith("isod_acc")]
+mine = [m for m in maps if m["id"] in held] or [m for m in maps if any(p.get("pid") == pid for p in m.get("pids", []))]
+pick = mine or (maps if len(maps) == 1 else [])
+print(pick[0]["id"] if pick else "")
 ' "$ISOD_PID")
 [ -n "$bss_id" ] || fail "cannot find the .bss map of isod $ISOD_PID"
 
