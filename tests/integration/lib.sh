@@ -136,8 +136,24 @@ assert_no_rt_left() {
 	done
 }
 
+# The auditor (tests/integration/audit.sh, issues 11 and 28): no thread of
+# a user may be kernel RT — FIFO/RR at any priority, or DEADLINE — without
+# an isod tracking it or its hard RLIMIT_RTPRIO allowing it. audit_rt LABEL
+# fails the test when one is. Every integration test runs it at its end
+# (iso_cleanup, while the test's isod still runs: what it tracks is
+# policed); the soak also throughout.
+audit_rt() {
+	local out
+	out=$(ISOCTL=$ISOCTL bash "$SRC_ROOT/tests/integration/audit.sh" 2>&1) && return 0
+	printf 'FAIL: %s: the auditor found threads kernel RT that no isod polices:\n%s\n' "$1" "$out" >&2
+	return 1
+}
+
 iso_cleanup() {
 	local rc=$?
+	if [ $rc -eq 0 ] && ! audit_rt "end of test"; then
+		rc=1
+	fi
 	for p in "${ISO_CHILDREN[@]}"; do
 		kill -KILL "$p" 2>/dev/null
 	done

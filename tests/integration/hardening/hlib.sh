@@ -230,27 +230,4 @@ use_tmpfs_state() {
 	STATE_OPTS=(--state-file "$STATE_DIR/isod.state")
 }
 
-# The auditor (tests/integration/audit.sh, issues 11 and 28): no thread of
-# a user may be kernel RT — FIFO/RR at any priority, or DEADLINE — without
-# an isod tracking it or its hard RLIMIT_RTPRIO allowing it. audit_rt LABEL
-# fails the test when one is; every hardening test runs it at its end
-# (iso_cleanup below), the soak also throughout.
-audit_rt() {
-	local out
-	out=$(ISOCTL=$ISOCTL bash "$SRC_ROOT/tests/integration/audit.sh" 2>&1) && return 0
-	printf 'FAIL: %s: the auditor found threads kernel RT that no isod polices:\n%s\n' "$1" "$out" >&2
-	return 1
-}
-
-# lib.sh's cleanup, preceded by the auditor on a test that passed so far
-# (while the test's isod still runs: what it tracks is policed). The
-# EXIT traps call iso_cleanup by name, so they all get this one.
-eval "lib_iso_cleanup() $(declare -f iso_cleanup | sed 1d)"
-iso_cleanup() {
-	local rc=$?
-	if [ $rc -eq 0 ] && ! audit_rt "end of test"; then
-		rc=1
-	fi
-	(exit $rc)
-	lib_iso_cleanup
-}
+# The auditor (audit_rt) runs at the end of every test: lib.sh's iso_cleanup.
