@@ -5,44 +5,15 @@
 #include <stdbool.h>
 #include <string.h>
 
+#include "iso_proto_body.h"
+#include "iso_proto_cur.h"
+
 /* The largest TOP reply fits in one packet: header, err, text, status
  * (44), users (20), uids (12 each), event count, events (32 each),
  * threads (48 + 8 each). */
 _Static_assert(ISO_PROTO_HDR_LEN + 6 + ISO_PROTO_TEXT_MAX + 44 + 20 + ISO_TOP_USERS * 12 + 4 +
 		       ISO_TOP_EVENTS * 32 + ISO_TOP_THREADS * 56 <= ISO_PROTO_MAX_MSG,
 	       "a full TOP reply must fit in ISO_PROTO_MAX_MSG");
-
-/* A cursor over a buffer; an overrun sets bad instead of touching memory. */
-struct cur {
-	unsigned char *p;
-	const unsigned char *rp;
-	size_t len, pos;
-	bool bad;
-};
-
-static void put(struct cur *c, const void *v, size_t n)
-{
-	if (c->bad || c->len - c->pos < n) {
-		c->bad = true;
-		return;
-	}
-	memcpy(c->p + c->pos, v, n);
-	c->pos += n;
-}
-
-static void get(struct cur *c, void *v, size_t n)
-{
-	if (c->bad || c->len - c->pos < n) {
-		c->bad = true;
-		memset(v, 0, n);
-		return;
-	}
-	memcpy(v, c->rp + c->pos, n);
-	c->pos += n;
-}
-
-#define PUT(c, v) put((c), &(v), sizeof(v))
-#define GET(c, v) get((c), &(v), sizeof(v))
 
 static void put_header(struct cur *c, uint16_t type, uint32_t seq)
 {
@@ -188,212 +159,6 @@ int iso_proto_decode_req(const void *buf, size_t len, struct iso_req *req)
 	return done(&c);
 }
 
-static void put_thread(struct cur *c, const struct iso_thread_info *t)
-{
-	PUT(c, t->tid);
-	PUT(c, t->pid);
-	PUT(c, t->uid);
-	PUT(c, t->policy);
-	PUT(c, t->prio);
-	PUT(c, t->limit);
-	PUT(c, t->kernel_policy);
-	PUT(c, t->kernel_prio);
-	PUT(c, t->user_prio);
-	PUT(c, t->flags);
-	PUT(c, t->cpu_ns);
-}
-
-static void get_thread(struct cur *c, struct iso_thread_info *t)
-{
-	GET(c, t->tid);
-	GET(c, t->pid);
-	GET(c, t->uid);
-	GET(c, t->policy);
-	GET(c, t->prio);
-	GET(c, t->limit);
-	GET(c, t->kernel_policy);
-	GET(c, t->kernel_prio);
-	GET(c, t->user_prio);
-	GET(c, t->flags);
-	GET(c, t->cpu_ns);
-}
-
-static void put_status(struct cur *c, const struct iso_status_info *s)
-{
-	PUT(c, s->iso_cpu);
-	PUT(c, s->iso_period_s);
-	PUT(c, s->band_lo);
-	PUT(c, s->band_hi);
-	PUT(c, s->usage_milli);
-	PUT(c, s->refractory);
-	PUT(c, s->ncpus);
-	PUT(c, s->sample_us);
-	PUT(c, s->total);
-	PUT(c, s->offset);
-	PUT(c, s->count);
-}
-
-static void get_status(struct cur *c, struct iso_status_info *s)
-{
-	GET(c, s->iso_cpu);
-	GET(c, s->iso_period_s);
-	GET(c, s->band_lo);
-	GET(c, s->band_hi);
-	GET(c, s->usage_milli);
-	GET(c, s->refractory);
-	GET(c, s->ncpus);
-	GET(c, s->sample_us);
-	GET(c, s->total);
-	GET(c, s->offset);
-	GET(c, s->count);
-}
-
-/* USERS: the share, then count entries of three u32 each. */
-static void put_users(struct cur *c, const struct iso_users_info *u)
-{
-	PUT(c, u->user_cpu);
-	PUT(c, u->share_milli);
-	PUT(c, u->total);
-	PUT(c, u->offset);
-	PUT(c, u->count);
-}
-
-static void get_users(struct cur *c, struct iso_users_info *u)
-{
-	GET(c, u->user_cpu);
-	GET(c, u->share_milli);
-	GET(c, u->total);
-	GET(c, u->offset);
-	GET(c, u->count);
-}
-
-static void put_user(struct cur *c, const struct iso_user_info *u)
-{
-	PUT(c, u->uid);
-	PUT(c, u->usage_milli);
-	PUT(c, u->flags);
-}
-
-static void get_user(struct cur *c, struct iso_user_info *u)
-{
-	GET(c, u->uid);
-	GET(c, u->usage_milli);
-	GET(c, u->flags);
-}
-
-static void put_event(struct cur *c, const struct iso_event *e)
-{
-	PUT(c, e->seq);
-	PUT(c, e->kind);
-	PUT(c, e->time_ms);
-	PUT(c, e->tid);
-	PUT(c, e->pid);
-	PUT(c, e->uid);
-	PUT(c, e->value);
-}
-
-static void get_event(struct cur *c, struct iso_event *e)
-{
-	GET(c, e->seq);
-	GET(c, e->kind);
-	GET(c, e->time_ms);
-	GET(c, e->tid);
-	GET(c, e->pid);
-	GET(c, e->uid);
-	GET(c, e->value);
-}
-
-/* STRAYS: 2 u32 (policing 0 or 1, reserved 0), 5 u64 counts. */
-static void put_strays(struct cur *c, const struct iso_strays_info *s)
-{
-	PUT(c, s->policing);
-	PUT(c, s->reserved);
-	PUT(c, s->demoted);
-	PUT(c, s->suppressed);
-	PUT(c, s->exiting);
-	PUT(c, s->lost);
-	PUT(c, s->sweeps);
-}
-
-static int get_strays(struct cur *c, struct iso_strays_info *s)
-{
-	GET(c, s->policing);
-	GET(c, s->reserved);
-	GET(c, s->demoted);
-	GET(c, s->suppressed);
-	GET(c, s->exiting);
-	GET(c, s->lost);
-	GET(c, s->sweeps);
-	return s->policing > 1 || s->reserved || s->suppressed > s->demoted ? -EBADMSG : 0;
-}
-
-/* TOP: status, users, uids, events, threads with their counters. */
-static int put_top(struct cur *c, const struct iso_top_info *t)
-{
-	if (!t || t->status.count > ISO_TOP_THREADS || t->users.count > ISO_TOP_USERS ||
-	    t->nevents > ISO_TOP_EVENTS)
-		return -EINVAL;
-	put_status(c, &t->status);
-	put_users(c, &t->users);
-	for (uint32_t i = 0; i < t->users.count; i++)
-		put_user(c, &t->user_list[i]);
-	PUT(c, t->nevents);
-	for (uint32_t i = 0; i < t->nevents; i++)
-		put_event(c, &t->events[i]);
-	for (uint32_t i = 0; i < t->status.count; i++) {
-		put_thread(c, &t->threads[i].info);
-		PUT(c, t->threads[i].demotions);
-		PUT(c, t->threads[i].cpu_milli);
-	}
-	return 0;
-}
-
-/* Into t, or, when t is NULL, into scratch space: checked all the same. */
-static int get_top(struct cur *c, struct iso_top_info *t)
-{
-	struct iso_status_info st;
-	struct iso_users_info us;
-	uint32_t nev;
-
-	get_status(c, &st);
-	get_users(c, &us);
-	if (c->bad || st.count > ISO_TOP_THREADS || us.count > ISO_TOP_USERS)
-		return -EBADMSG;
-	if (t) {
-		t->status = st;
-		t->users = us;
-	}
-	for (uint32_t i = 0; i < us.count; i++) {
-		struct iso_user_info u;
-
-		get_user(c, &u);
-		if (t)
-			t->user_list[i] = u;
-	}
-	GET(c, nev);
-	if (c->bad || nev > ISO_TOP_EVENTS)
-		return -EBADMSG;
-	if (t)
-		t->nevents = nev;
-	for (uint32_t i = 0; i < nev; i++) {
-		struct iso_event e;
-
-		get_event(c, &e);
-		if (t)
-			t->events[i] = e;
-	}
-	for (uint32_t i = 0; i < st.count; i++) {
-		struct iso_top_thread th;
-
-		get_thread(c, &th.info);
-		GET(c, th.demotions);
-		GET(c, th.cpu_milli);
-		if (t)
-			t->threads[i] = th;
-	}
-	return 0;
-}
-
 int iso_proto_encode_reply(const struct iso_reply *rep, void *buf, size_t cap)
 {
 	struct cur c = { .p = buf, .len = cap };
@@ -411,7 +176,7 @@ int iso_proto_encode_reply(const struct iso_reply *rep, void *buf, size_t cap)
 		switch (req) {
 		case ISO_MSG_SET:
 		case ISO_MSG_GET:
-			put_thread(&c, &rep->thread);
+			iso_body_put_thread(&c, &rep->thread);
 			break;
 		case ISO_MSG_STATUS:
 		case ISO_MSG_TUNE:
@@ -419,24 +184,24 @@ int iso_proto_encode_reply(const struct iso_reply *rep, void *buf, size_t cap)
 			    (rep->status.count && !rep->threads) ||
 			    (req == ISO_MSG_TUNE && rep->status.count))
 				return -EINVAL;
-			put_status(&c, &rep->status);
+			iso_body_put_status(&c, &rep->status);
 			for (uint32_t i = 0; i < rep->status.count; i++)
-				put_thread(&c, &rep->threads[i]);
+				iso_body_put_thread(&c, &rep->threads[i]);
 			break;
 		case ISO_MSG_USERS:
 			if (rep->users.count > ISO_PROTO_PAGE ||
 			    (rep->users.count && !rep->user_list))
 				return -EINVAL;
-			put_users(&c, &rep->users);
+			iso_body_put_users(&c, &rep->users);
 			for (uint32_t i = 0; i < rep->users.count; i++)
-				put_user(&c, &rep->user_list[i]);
+				iso_body_put_user(&c, &rep->user_list[i]);
 			break;
 		case ISO_MSG_TOP:
-			if (put_top(&c, rep->top) < 0)
+			if (iso_body_put_top(&c, rep->top) < 0)
 				return -EINVAL;
 			break;
 		case ISO_MSG_STRAYS:
-			put_strays(&c, &rep->strays);
+			iso_body_put_strays(&c, &rep->strays);
 			break;
 		default:
 			return -EINVAL;
@@ -480,39 +245,39 @@ int iso_proto_decode_reply(const void *buf, size_t len, struct iso_reply *rep)
 		switch (req) {
 		case ISO_MSG_SET:
 		case ISO_MSG_GET:
-			get_thread(&c, &rep->thread);
+			iso_body_get_thread(&c, &rep->thread);
 			break;
 		case ISO_MSG_STATUS:
 		case ISO_MSG_TUNE:
-			get_status(&c, &rep->status);
+			iso_body_get_status(&c, &rep->status);
 			if (c.bad || rep->status.count > ISO_PROTO_PAGE)
 				return -EBADMSG;
 			for (uint32_t i = 0; i < rep->status.count; i++) {
 				struct iso_thread_info t;
 
-				get_thread(&c, &t);
+				iso_body_get_thread(&c, &t);
 				if (i < cap && threads)
 					threads[i] = t;
 			}
 			break;
 		case ISO_MSG_USERS:
-			get_users(&c, &rep->users);
+			iso_body_get_users(&c, &rep->users);
 			if (c.bad || rep->users.count > ISO_PROTO_PAGE)
 				return -EBADMSG;
 			for (uint32_t i = 0; i < rep->users.count; i++) {
 				struct iso_user_info u;
 
-				get_user(&c, &u);
+				iso_body_get_user(&c, &u);
 				if (i < ucap && users)
 					users[i] = u;
 			}
 			break;
 		case ISO_MSG_TOP:
-			if (get_top(&c, top) < 0)
+			if (iso_body_get_top(&c, top) < 0)
 				return -EBADMSG;
 			break;
 		case ISO_MSG_STRAYS:
-			if (get_strays(&c, &rep->strays) < 0)
+			if (iso_body_get_strays(&c, &rep->strays) < 0)
 				return -EBADMSG;
 			break;
 		default:
