@@ -127,6 +127,16 @@ def sched(base):
     f = open(base + "stat").read().rsplit(")", 1)[1].split()
     return int(f[38]), int(f[37])  # policy, rt_priority
 
+PF_EXITING = 0x4
+
+def leaving(base):
+    """on its way out: a zombie or dead task (state Z, X) or one past
+    do_exit's start (PF_EXITING) never runs user code again — isod demotes
+    it without calling it a stray (src/daemon/exiting.h); a killed
+    process's zombie keeps its policy until it is reaped"""
+    f = open(base + "stat").read().rsplit(")", 1)[1].split()
+    return f[0] in ("Z", "X", "x") or int(f[6]) & PF_EXITING != 0
+
 before = ask_isods()
 cands = []
 for pid in os.listdir("/proc"):
@@ -160,8 +170,8 @@ bad = 0
 for pid, tid, uid, comm, pol, prio, base in cands:
     if tid in before or tid in after:
         continue
-    try:  # demoted (policed) or gone meanwhile?
-        if judge(*sched(base), 1, 1, 0, False) == "not-rt":
+    try:  # demoted (policed), exiting or gone meanwhile?
+        if judge(*sched(base), 1, 1, 0, False) == "not-rt" or leaving(base):
             continue
     except (OSError, IndexError, ValueError):
         continue

@@ -58,7 +58,7 @@ ISO_CHILDREN+=($watcher)
 wait_file_lines "$res.up" '^watching' 1 || fail "the watcher did not start"
 # one spinner: the budget (70 % of all CPUs) alone would not demote it
 # on a machine with two CPUs or more
-as_nobody "$SPIN" --seconds 4 --idle-after 4 --iso fifo --prio 30 >"$out" &
+"${AS_NOBODY[@]}" "$SPIN" --seconds 4 --idle-after 4 --iso fifo --prio 30 >"$out" &
 spinner=$!
 ISO_CHILDREN+=($spinner)
 wait $watcher

@@ -18,7 +18,7 @@ run_family() { # [env...]: start an ISO parent whose child runs 3 threads; sets 
 	# one may have read the last family's lines
 	families=$((families + 1))
 	out=$ISO_TMP/spin.$families.out
-	as_nobody env "$@" "$SPIN" --fork --threads 3 --seconds 30 --duty 10 --iso fifo --prio 40 >"$out" &
+	"${AS_NOBODY[@]}" env "$@" "$SPIN" --fork --threads 3 --seconds 30 --duty 10 --iso fifo --prio 40 >"$out" &
 	family=$!
 	ISO_CHILDREN+=($family)
 	# the child says whether isod adopted it (spin.c waits for its policy

@@ -8,7 +8,7 @@ start_isod
 
 out=$ISO_TMP/spin.out
 # ISO_FIFO priority 50 -> band 10..40 -> kernel 25 (10 + round(49*30/98))
-as_nobody "$SPIN" --threads 2 --seconds 3 --duty 20 --iso fifo --prio 50 >"$out" &
+"${AS_NOBODY[@]}" "$SPIN" --threads 2 --seconds 3 --duty 20 --iso fifo --prio 50 >"$out" &
 pid=$!
 for _ in $(seq 100); do grep -q ready "$out" && break; sleep 0.05; done
 grep -q ready "$out" || fail "spin did not start: $(cat "$out")"
@@ -37,7 +37,7 @@ set -- $s
 # nice level it had before ISO (7 here: stated again with SCHED_OTHER)
 # (a file of its own: the shell truncates it in the background child)
 out=$ISO_TMP/spin.nice.out
-as_nobody nice -n 7 "$SPIN" --seconds 3 --duty 10 --iso rr --prio 5 >"$out" &
+"${AS_NOBODY[@]}" nice -n 7 "$SPIN" --seconds 3 --duty 10 --iso rr --prio 5 >"$out" &
 pid=$!
 for _ in $(seq 100); do grep -q ready "$out" && break; sleep 0.05; done
 tid=$(awk '/^tid/{print $2}' "$out")

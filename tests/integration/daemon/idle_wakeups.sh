@@ -40,7 +40,7 @@ idle_check() {
 idle_check "before any grant"
 # a thread comes and goes: its child is still adopted meanwhile (the
 # connector was joined again), and then isod is idle again
-as_nobody "$ISOCTL" run --fifo -p 10 -- sh -c 'sleep 1 & wait' &
+"${AS_NOBODY[@]}" "$ISOCTL" run --fifo -p 10 -- sh -c 'sleep 1 & wait' &
 runner=$!
 ISO_CHILDREN+=($runner)
 adopted=

@@ -31,7 +31,7 @@ grep -q "^ok orphan" "$out" || fail "orphan: $(cat "$out")"
 log "$(grep '^ok' "$out")"
 
 # isod restarts between two calls of one process
-as_nobody "$KEPTCONN" restart "$ISO_TMP/go" >"$out" 2>&1 &
+"${AS_NOBODY[@]}" "$KEPTCONN" restart "$ISO_TMP/go" >"$out" 2>&1 &
 kpid=$!
 for _ in $(seq 200); do grep -q ready "$out" && break; sleep 0.05; done
 grep -q ready "$out" || fail "restart: $(cat "$out")"

@@ -9,7 +9,7 @@ start_isod
 # 60 s at most, killed at the end: the threads must outlive every check
 # below however slow the restarts are on a loaded machine (a gone thread
 # reads as "not SCHED_OTHER")
-as_nobody "$SPIN" --threads 2 --seconds 60 --duty 10 --iso rr --prio 20 >"$out" &
+"${AS_NOBODY[@]}" "$SPIN" --threads 2 --seconds 60 --duty 10 --iso rr --prio 20 >"$out" &
 sp=$!
 ISO_CHILDREN+=($sp)
 for _ in $(seq 100); do grep -q ready "$out" && break; sleep 0.05; done

@@ -14,7 +14,7 @@ low=$((share * 6 / 10))          # a budget it exceeds
 # 19) would demote the spinner first, whatever its limit
 start_isod --iso-cpu 90 --iso-period 1 --burst-ms 0 --stall-ms 0
 out=$ISO_TMP/spin.out
-as_nobody "$SPIN" --threads 1 --seconds 30 --iso rr --prio 10 --limit 80 >"$out" 2>&1 &
+"${AS_NOBODY[@]}" "$SPIN" --threads 1 --seconds 30 --iso rr --prio 10 --limit 80 >"$out" 2>&1 &
 ISO_CHILDREN+=($!)
 for _ in $(seq 100); do grep -q ready "$out" && break; sleep 0.05; done
 tid=$(awk '/^tid/{print $2; exit}' "$out")

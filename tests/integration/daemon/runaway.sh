@@ -11,12 +11,12 @@ start_isod --burst-ms 0 --stall-ms 0
 n=$(nproc)
 out=$ISO_TMP/spin.out
 # at nice 3: a demotion keeps the nice level the threads had (checked below)
-as_nobody nice -n 3 "$SPIN" --threads "$n" --seconds 12 --idle-after 20 --iso fifo --prio 30 >"$out" &
+"${AS_NOBODY[@]}" nice -n 3 "$SPIN" --threads "$n" --seconds 12 --idle-after 20 --iso fifo --prio 30 >"$out" &
 spinners=$!
 ISO_CHILDREN+=($spinners)
 for _ in $(seq 100); do grep -q ready "$out" && break; sleep 0.05; done
 # the competitor: plain SCHED_OTHER, same user, same window
-as_nobody "$SPIN" --seconds 12 >"$ISO_TMP/comp.out" &
+"${AS_NOBODY[@]}" "$SPIN" --seconds 12 >"$ISO_TMP/comp.out" &
 comp=$!
 ISO_CHILDREN+=($comp)
 

@@ -32,7 +32,7 @@ run_case() {
 	start_isod --iso-cpu 40 --user-cpu "$1" --iso-period 2 --burst-ms 0 --stall-ms 0 $( "$ISOD" --help | grep -q rate-limit && echo --rate-limit 0)
 	# (files of the case's own: the shell truncates them in the background
 	# children, after this one may have read the last case's lines)
-	as_nobody "$SPIN" --threads "$n" --seconds 25 --iso fifo --prio 20 >"$ISO_TMP/run.$1.out" 2>&1 &
+	"${AS_NOBODY[@]}" "$SPIN" --threads "$n" --seconds 25 --iso fifo --prio 20 >"$ISO_TMP/run.$1.out" 2>&1 &
 	ISO_CHILDREN+=($!); runaway=$!
 	setpriv --reuid=daemon --regid=daemon --clear-groups -- \
 		"$SPIN" --seconds 25 --duty 10 --iso fifo --prio 30 >"$ISO_TMP/pol.$1.out" 2>&1 &

@@ -11,7 +11,7 @@ need_starvable_enforcer
 out=$ISO_TMP/spin.out
 
 start_isod_on_cpu0
-as_nobody taskset -c 1 "$SPIN" --seconds 10 --duty 5 --iso rr --prio 20 >"$out" 2>"$out.err" &
+"${AS_NOBODY[@]}" taskset -c 1 "$SPIN" --seconds 10 --duty 5 --iso rr --prio 20 >"$out" 2>"$out.err" &
 ISO_CHILDREN+=($!)
 for _ in $(seq 100); do grep -q ready "$out" && break; sleep 0.05; done
 tid=$(awk '/^tid/{print $2}' "$out")

@@ -18,7 +18,7 @@ mkdir -m 755 "$sdir"
 echo "precious" >"$ISO_TMP/victim"
 ln -s "$ISO_TMP/victim" "$sdir/isod.state.tmp"
 start_isod $(no_rate_limit) --state-file "$sdir/isod.state"
-as_nobody "$ISOCTL" run --rr -p 10 -- sleep 3 &
+"${AS_NOBODY[@]}" "$ISOCTL" run --rr -p 10 -- sleep 3 &
 client=$!; ISO_CHILDREN+=($client)
 for _ in $(seq 50); do
 	grep -qE "^[0-9]+ " "$sdir/isod.state" 2>/dev/null && break
