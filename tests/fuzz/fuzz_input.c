@@ -13,6 +13,7 @@
 #include "accounting.h"
 #include "accounting_check.h"
 #include "config.h"
+#include "iso_rule.h"
 #include "log.h"
 #include "procinfo.h"
 #include "statefile.h"
@@ -36,7 +37,11 @@ static void map_values(const uint8_t *data, size_t size)
 	}
 	if (size >= sizeof(s)) {
 		memcpy(&s, data, sizeof(s));
-		if (acct_stray_valid(&s, 10, 40) && (s.prio < 10 || s.prio > 40 || !s.uid || !s.tid))
+		/* a stray isod acts on is a user's thread, kernel RT as the
+		 * rule says (iso_rule.h): FIFO/RR 1..99 or DEADLINE */
+		if (acct_stray_valid(&s) &&
+		    (!s.uid || !s.tid || !iso_rule_kernel_rt((int)s.policy, (int)s.prio) ||
+		     (s.policy != 6 && (s.prio < 1 || s.prio > 99))))
 			abort();
 	}
 	if (size >= sizeof(ev)) {

@@ -61,12 +61,15 @@ for g in kernel:version kernel:preempt kernel:sched_ext kernel:rt_throttle kerne
 done
 
 log "doctor --test --json as nobody (5 s)"
+t0=${EPOCHREALTIME/./}
 doctor_json "$out" --test
+elapsed_us=$((${EPOCHREALTIME/./} - t0))
 check "$out" 'r["selftest"]["iso"] is not None and r["selftest"]["other"] is not None'
 for t in iso other; do
-	# generous: catches seconds instead of milliseconds, nothing finer
+	# no latency is longer than the whole self-test took: catches a unit
+	# slip (ns for us), and no machine is too slow for it
 	check "$out" "r['selftest']['$t']['samples'] >= 1000"
-	check "$out" "0 <= r['selftest']['$t']['p50_us'] <= r['selftest']['$t']['p99_us'] <= r['selftest']['$t']['max_us'] < 1000000"
+	check "$out" "0 <= r['selftest']['$t']['p50_us'] <= r['selftest']['$t']['p99_us'] <= r['selftest']['$t']['max_us'] <= $elapsed_us"
 done
 check "$out" 'item("test", "iso")["verdict"] in ("OK", "WARN")'
 # the measuring thread really ran kernel SCHED_FIFO inside the band

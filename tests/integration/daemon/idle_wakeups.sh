@@ -40,14 +40,19 @@ idle_check() {
 idle_check "before any grant"
 # a thread comes and goes: its child is still adopted meanwhile (the
 # connector was joined again), and then isod is idle again
-"${AS_NOBODY[@]}" "$ISOCTL" run --fifo -p 10 -- sh -c 'sleep 1 & wait' &
+# (the child lives until the test has seen it adopted: it reads a fifo
+# the test writes then, not a time that a slow machine outlasts)
+fifo=$ISO_TMP/child.fifo
+mkfifo -m 666 "$fifo"
+"${AS_NOBODY[@]}" "$ISOCTL" run --fifo -p 10 -- sh -c 'cat "$1" >/dev/null & wait' sh "$fifo" &
 runner=$!
 ISO_CHILDREN+=($runner)
 adopted=
-for _ in $(seq 40); do
+for _ in $(seq $((100 * ${ISOSCHED_TEST_TIME_SCALE:-1}))); do
 	"$ISOCTL" status --json | grep -q '"adopted": *true' && { adopted=1; break; }
 	sleep 0.05
 done
+echo >"$fifo" # the child may go now
 [ -n "$adopted" ] || fail "a child of the ISO thread was not adopted (connector not followed?)"
 wait $runner || fail "isoctl run failed"
 for _ in $(seq 50); do "$ISOCTL" status | grep -q '^ISO threads: *0$' && break; sleep 0.1; done

@@ -27,13 +27,15 @@ for s in $K61_SUITES; do
 done
 t0=$(date +%s)
 # meson's log under its own name: the host's testlog.txt of the same
-# build directory stays as it was
+# build directory stays as it was, and so does another guest's running
+# other suites on the same build at the same time (tests/run-all.sh)
+logbase=kernel61-${K61_SUITES// /-}
 meson test -C "$K61_BUILD" --no-rebuild --print-errorlogs --num-processes 1 \
-	--timeout-multiplier "$K61_MULTIPLIER" --logbase kernel61 \
+	--timeout-multiplier "$K61_MULTIPLIER" --logbase "$logbase" \
 	"${args[@]}" --no-suite timing 2>&1 | tee /out/meson.out
 rc=${PIPESTATUS[0]}
 t1=$(date +%s)
-cp "$K61_BUILD/meson-logs/kernel61.txt" /out/testlog.txt 2>/dev/null
+cp "$K61_BUILD/meson-logs/$logbase.txt" /out/testlog.txt 2>/dev/null
 echo "K61 meson test exited $rc after $((t1 - t0)) s"
 echo "$rc" >/out/status
 sync
