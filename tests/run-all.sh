@@ -164,7 +164,7 @@ if [ $gcc_ok = yes ]; then
 	mtest "timing tests, isod confined as the unit (gcc)" "$out/gcc" --setup unit --suite timing
 	if command -v valgrind >/dev/null; then
 		mtest "unit tests under valgrind" "$out/gcc" --suite unit \
-			--wrapper 'valgrind --quiet --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite,indirect'
+			--wrapper "valgrind --quiet --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite,indirect --suppressions=$src/tests/unit/valgrind.supp"
 	else
 		unavailable "unit tests under valgrind" "valgrind not installed (scripts/install-deps.sh)"
 	fi

@@ -182,6 +182,6 @@ report_durations() {
 	echo "=== durations: the ten slowest tests (seconds, test, run)"
 	for f in "$RUN_LOGS"/*.log; do
 		test_lines "$f" | sed "s|\$|\t$(basename "$f" .log)|"
-	done | sort -t$'\t' -k1,1 -gr | head -n 10 |
+	done | awk -F'\t' '!seen[$2 FS $4]++' | sort -t$'\t' -k1,1 -gr | head -n 10 |
 		awk -F'\t' '{ printf "  %7.1f  %-36s %s\n", $1, $2, $4 }'
 }
