@@ -222,3 +222,24 @@ wait_exec() {
 	done
 	return 1
 }
+
+# still_running GLOB: "PID CMD" of a process whose command line matches
+# GLOB, if one has not exited within 5 s (a killed child may still be
+# exiting); status 1 when none is left
+still_running() {
+	local p cmd left
+	for _ in $(seq 100); do
+		left=
+		for p in /proc/[0-9]*; do
+			{ cmd=$(tr '\0' ' ' <"$p/cmdline"); } 2>/dev/null || continue
+			# shellcheck disable=SC2053 # GLOB is a pattern
+			if [[ $cmd == $1 ]]; then
+				left="${p#/proc/} $cmd"
+				break
+			fi
+		done
+		[ -n "$left" ] || return 1
+		sleep 0.05
+	done
+	echo "$left"
+}

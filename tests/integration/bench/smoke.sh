@@ -131,18 +131,7 @@ PY
 # isobench has exited: what it ended is gone within moments (a killed
 # child may still be exiting), what it left running stays — look until
 # nothing is left, 5 s at most, then once more to fail on what stayed
-left_running() {
-	local p cmd
-	for p in /proc/[0-9]*; do
-		{ cmd=$(tr '\0' ' ' <"$p/cmdline"); } 2>/dev/null || continue
-		case "$cmd" in
-		*"$ISO_TMP"/isobench.*) echo "${p#/proc/} $cmd"; return 0;;
-		esac
-	done
-	return 1
-}
-for _ in $(seq 100); do left_running >/dev/null || break; sleep 0.05; done
-! left=$(left_running) || fail "left running: $left"
+! left=$(still_running "*$ISO_TMP/isobench.*") || fail "left running: $left"
 if compgen -G "$ISO_TMP/isobench.*" >/dev/null; then
 	fail "private isod temp dir left behind: $(echo "$ISO_TMP"/isobench.*)"
 fi

@@ -45,17 +45,7 @@ for _ in $(seq "$(esc_scale 30)"); do [ "$(kernel_sched "$tid")" = "1 $gp" ] && 
 chrt --deadline --sched-runtime 1000000 --sched-deadline 10000000 \
 	--sched-period 10000000 -p 0 "$tid" || fail "tracked: cannot make $tid SCHED_DEADLINE"
 log "tracked: thread $tid made $(kernel_sched "$tid")"
-ok=
-for _ in $(seq "$(esc_scale 30)"); do
-	s=$(kernel_sched "$tid") || fail "tracked: thread $tid gone"
-	case "$s" in
-	"1 $gp") ok="put back"; break;;
-	0\ *) ok="demoted"; break;;
-	esac
-	sleep 0.1
-done
-[ -n "$ok" ] || fail "tracked: thread $tid left $s (its grant: FIFO $gp)"
-log "tracked: isod's answer: $ok ($s)"
+isods_answer "tracked" "$tid" "$gp"
 [ "$ok" = demoted ] || tracked_tids | grep -qx "$tid" || fail "tracked: thread $tid RT again but not tracked"
 audit_ok "after a tracked thread was made DEADLINE"
 echo PASS

@@ -85,3 +85,21 @@ for t in json.load(sys.stdin)["threads"]: print(t["tid"])'
 # For background jobs: a plain command, so that $! is the client itself
 # (setpriv execs it), not a subshell running a function.
 NOBODY=("${AS_NOBODY[@]}") # lib.sh's
+
+# isods_answer LABEL TID GP: a tracked thread was changed behind isod's
+# back; wait (bounded) for isod to put it back to its grant, kernel FIFO GP
+# ("put back"), or to demote it ("demoted"): sets ok and s (its kernel
+# "POLICY PRIO"); fails the test if neither came
+isods_answer() {
+	ok=
+	for _ in $(seq "$(esc_scale 30)"); do
+		s=$(kernel_sched "$2") || fail "$1: thread $2 gone"
+		case "$s" in
+		"1 $3") ok="put back"; break;;
+		0\ *) ok="demoted"; break;;
+		esac
+		sleep 0.1
+	done
+	[ -n "$ok" ] || fail "$1: thread $2 left kernel RT where it was put: $s (its grant: FIFO $3)"
+	log "$1: isod's answer: $ok ($s)"
+}

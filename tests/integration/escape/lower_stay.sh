@@ -19,17 +19,7 @@ for kp in 9 1; do
 	[ "$(awk '$1 == "lowered" { print $2 }' "$out")" = 0 ] || fail "FIFO $kp: the kernel refused the lowering"
 	tid=$(field "$out" granted tid)
 	gp=$(awk '$1 == "granted" { print $6 }' "$out")
-	ok=
-	for _ in $(seq "$(esc_scale 30)"); do
-		s=$(kernel_sched "$tid") || fail "FIFO $kp: thread $tid gone"
-		case "$s" in
-		"1 $gp") ok="put back"; break;;
-		0\ *) ok="demoted"; break;;
-		esac
-		sleep 0.1
-	done
-	[ -n "$ok" ] || fail "FIFO $kp: thread $tid left kernel RT where its owner put it: $s (its grant: FIFO $gp)"
-	log "FIFO $kp: isod's answer: $ok ($s)"
+	isods_answer "FIFO $kp" "$tid" "$gp"
 	if [ "$ok" = "put back" ]; then
 		tracked_tids | grep -qx "$tid" || fail "FIFO $kp: thread $tid RT again but not tracked"
 		grep -q "thread $tid .*was changed to kernel policy 1 priority $kp by its owner: isod's grant put back" \

@@ -29,17 +29,7 @@ gp=$(awk '$1 == "granted" { print $6 }' "$out")
 for _ in $(seq "$(esc_scale 30)"); do [ "$(kernel_sched "$tid")" = "1 $gp" ] && break; sleep 0.1; done
 chrt -r -p "$gp" "$tid" || fail "A: root cannot switch $tid to RR"
 log "A: $(tr '\n' ';' <"$out") switched: $(kernel_sched "$tid")"
-ok=
-for _ in $(seq "$(esc_scale 30)"); do
-	s=$(kernel_sched "$tid") || fail "A: thread $tid gone"
-	case "$s" in
-	"1 $gp") ok="put back"; break;;
-	0\ *) ok="demoted"; break;;
-	esac
-	sleep 0.1
-done
-[ -n "$ok" ] || fail "A: thread $tid left kernel RR where it was put: $s (its grant: FIFO $gp)"
-log "A: isod's answer: $ok ($s)"
+isods_answer "A" "$tid" "$gp"
 [ "$ok" = demoted ] || tracked_tids | grep -qx "$tid" || fail "A: thread $tid RT again but not tracked"
 audit_ok "A: a tracked FIFO thread switched to RR"
 
