@@ -224,7 +224,7 @@ wait_exec() {
 }
 
 # still_running GLOB: "PID CMD" of a process whose command line matches
-# GLOB, if one has not exited within 5 s (a killed child may still be
+# GLOB, if one has not exited after 100 looks 0.05 s apart (a killed child may still be
 # exiting); status 1 when none is left
 still_running() {
 	local p cmd left
