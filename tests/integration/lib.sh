@@ -17,6 +17,18 @@ export ISOSCHED_SOCKET
 ISOD_PID=
 ISO_CHILDREN=()
 
+# Development only: ISOSCHED_TEST_LOCK=FILE runs the integration tests of
+# several trees on one machine one at a time (a policing isod demotes every
+# RT thread it did not grant, another tree's test's too). A holder process
+# keeps the lock until this shell exits, so the test's own children never
+# hold it. CI runs one tree at a time and leaves it unset.
+if [ -n "${ISOSCHED_TEST_LOCK:-}" ]; then
+	mkfifo "$ISO_TMP/lock"
+	flock -w 3600 "$ISOSCHED_TEST_LOCK" \
+		sh -c 'echo held >"$1"; exec tail --pid="$2" -f /dev/null' sh "$ISO_TMP/lock" $$ &
+	read -r _ <"$ISO_TMP/lock" || fail "could not take the test lock $ISOSCHED_TEST_LOCK"
+fi
+
 log() { printf '# %s\n' "$*" >&2; }
 fail() { printf 'FAIL: %s\n' "$*" >&2; exit 1; }
 skip() { printf 'SKIP: %s\n' "$*" >&2; exit 77; }
