@@ -101,8 +101,8 @@ static bool closed_by_isod(ssize_t n)
 /* Send req, wait for its reply into rep (whose threads/threads_cap the
  * caller set), using buf of cap bytes. Returns the reply's err, or a
  * transport error. */
-static int transact(struct iso_req *req, struct iso_reply *rep,
-		    unsigned char *buf, size_t cap)
+static int transact_once(struct iso_req *req, struct iso_reply *rep,
+			 unsigned char *buf, size_t cap)
 {
 	static __thread uint32_t seq;
 	struct conn c;
@@ -149,6 +149,24 @@ static int transact(struct iso_req *req, struct iso_reply *rep,
 	else
 		last_error_from = ISO_ERROR_NONE;
 	return r;
+}
+
+/* isod answers -EINPROGRESS while it is still looking for a thread of a
+ * client in a PID namespace on a kernel before 6.11: each request buys a
+ * bounded share of the walk, and the next resumes it (other users are
+ * served in between). Enough tries for the largest namespace isod walks. */
+#define WALK_TRIES 100000
+
+static int transact(struct iso_req *req, struct iso_reply *rep,
+		    unsigned char *buf, size_t cap)
+{
+	int r;
+
+	for (int tries = 0;; tries++) {
+		r = transact_once(req, rep, buf, cap);
+		if (r != -EINPROGRESS || tries >= WALK_TRIES)
+			return r;
+	}
 }
 
 int iso_set_thread(pid_t tid, int policy, int prio, int limit_pct,

@@ -30,6 +30,16 @@ static void refuse(struct iso_reply *rep, int err, const char *fmt, ...)
 	va_end(ap);
 }
 
+/* A kernel before 6.11 cannot translate the client's thread id: the walk
+ * of its namespace that looks for it stopped at this request's share
+ * (nsmap_walk.h). libisosched asks again by itself. */
+static int still_looking(struct iso_reply *rep, int32_t ns_tid)
+{
+	refuse(rep, -EINPROGRESS, "still looking for thread %d in your PID namespace "
+	       "(a kernel before 6.11 cannot translate it): ask again", (int)ns_tid);
+	return -EINPROGRESS;
+}
+
 /* Resolve (pid, tid) of the client's namespace to a thread of ours. With
  * pin (a grant), the thread is pinned (tasks_open) before its status is
  * read: what the caller checks is then the pinned thread's, once
@@ -54,14 +64,16 @@ static int resolve(struct isod *d, const struct peer *p, int32_t ns_pid,
 		refuse(rep, -ESRCH, "the process that opened this connection has exited; connect again");
 		return -ESRCH;
 	}
-	r = map_client_tid(d->proc, p->pid, p->pidns, ns_tid, tid);
+	r = map_client_tid(&d->nsmap, d->proc, p->pid, p->pidns, ns_tid, tid);
+	if (r == -EINPROGRESS)
+		return still_looking(rep, ns_tid);
 	if (r == 0 && pin)
 		r = tasks_open(d->proc, *tid, *tid, pin); /* /proc/TID/task/TID */
 	if (r == 0)
 		r = read_thread_status(d->proc, *tid, st);
 	/* still the thread the client named, now that it is pinned */
 	if (r == 0)
-		r = map_client_check(d->proc, p->pid, p->pidns, *tid, ns_tid);
+		r = map_client_check(&d->nsmap, d->proc, p->pid, p->pidns, *tid, ns_tid);
 	if (r < 0) {
 		tasks_unpin(pin);
 		refuse(rep, -ESRCH, "no thread %d", (int)ns_tid);
@@ -71,7 +83,12 @@ static int resolve(struct isod *d, const struct peer *p, int32_t ns_pid,
 		pin->pid = st->tgid;
 	if (ns_pid) {
 		pid_t pid;
-		if (map_client_tid(d->proc, p->pid, p->pidns, ns_pid, &pid) < 0 || pid != st->tgid) {
+		r = map_client_tid(&d->nsmap, d->proc, p->pid, p->pidns, ns_pid, &pid);
+		if (r == -EINPROGRESS) {
+			tasks_unpin(pin);
+			return still_looking(rep, ns_pid);
+		}
+		if (r < 0 || pid != st->tgid) {
 			tasks_unpin(pin);
 			refuse(rep, -ESRCH, "thread %d is not in process %d",
 			       (int)ns_tid, (int)ns_pid);

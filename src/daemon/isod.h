@@ -18,6 +18,7 @@
 #include "iso_plan.h"
 #include "iso_recent.h"
 #include "iso_percpu.h"
+#include "nsmap.h"
 #include "iso_share.h"
 #include "iso_proto.h"
 #include "statefile.h"
@@ -28,6 +29,7 @@
 struct isod {
 	struct isod_config cfg;
 	const char *proc;          /* "/proc"; tests may point elsewhere */
+	struct nsmap nsmap;        /* namespaced clients' thread ids (nsmap.h); server thread only */
 	const struct accounting *acct; /* where CPU time comes from (accounting.h) */
 	pthread_mutex_t lock;      /* PTHREAD_PRIO_INHERIT */
 	struct iso_engine engine;

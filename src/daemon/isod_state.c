@@ -74,6 +74,7 @@ void isod_destroy(struct isod *d)
 	free(d->share.users);
 	statefile_buf_free(&d->state);
 	isod_percpu_free(d);
+	nsmap_free(&d->nsmap);
 	pthread_cond_destroy(&d->wake);
 	if (d->server_wake >= 0)
 		close(d->server_wake);

@@ -23,6 +23,8 @@ void rtkit_answer_error(struct rtkit_answer *a, int err, const char *reason)
 		break;
 	case -EAGAIN:
 	case -EBUSY:
+	case -EINPROGRESS: /* a namespace walk before 6.11: rtkit's clients do
+			    * not ask again, nor should they wait (nsmap_walk.h) */
 		a->error = RTKIT_ERR_ACCESS_DENIED;
 		what = "Device or resource busy";
 		break;
@@ -133,8 +135,8 @@ static void from_reply(struct isod *d, const struct peer *p, int32_t ns_pid, int
 
 	if (!rep->err)
 		return;
-	if (rep->err == -ESRCH && ns_tid > 0 && map_client_tid(d->proc, p->pid, p->pidns, ns_tid, &tid) == 0 &&
-	    map_client_tid(d->proc, p->pid, p->pidns, ns_pid, &pid) == 0 &&
+	if (rep->err == -ESRCH && ns_tid > 0 && map_client_tid(&d->nsmap, d->proc, p->pid, p->pidns, ns_tid, &tid) == 0 &&
+	    map_client_tid(&d->nsmap, d->proc, p->pid, p->pidns, ns_pid, &pid) == 0 &&
 	    read_thread_status(d->proc, tid, &st) == 0 && st.tgid != pid) {
 		char why[200];
 
@@ -158,7 +160,7 @@ static int other_process_check(struct isod *d, const struct peer *p, uint64_t pr
 	struct thread_status st;
 	pid_t pid;
 
-	if (map_client_tid(d->proc, p->pid, p->pidns, (int32_t)process, &pid) < 0 ||
+	if (map_client_tid(&d->nsmap, d->proc, p->pid, p->pidns, (int32_t)process, &pid) < 0 ||
 	    read_thread_status(d->proc, pid, &st) < 0 || st.tgid != pid) {
 		snprintf(why, len, "no process %llu", (unsigned long long)process);
 		return -ESRCH;

@@ -10,8 +10,9 @@
 #
 # Pass/fail is the cost, counted, not timed (this VM is shared and
 # noisy): isod's read system calls (/proc/PID/io syscr) over the flood,
-# per flood request served — a walk is thousands, the kernel's
-# translation one. Root's iso_status latency, alone, beside the same
+# per flood request served — a whole walk is thousands, the kernel's
+# translation one (6.11), a bounded walk and its memory (before) at most
+# 64 a request. Root's iso_status latency, alone, beside the same
 # threads spinning without a request (the control: the CPUs' load alone)
 # and during the flood, is printed as a benchmark line (worst of the run:
 # p99 and max).
@@ -69,8 +70,14 @@ echo "bench ns_flood: $THREADS threads in a PID namespace, 4 flooding: $ok reque
 	"$(((cpu1 - cpu0) * 1000000 / $(getconf CLK_TCK) / ok)) us; root iso_status (ms) alone: ${alone#lat };" \
 	"beside 4 spinners (control): ${control#lat }; during the flood: ${during#lat }"
 if grep -q 'cannot translate PIDs between namespaces' "$ISO_TMP/isod.log"; then
-	skip "this kernel cannot translate PIDs between namespaces (before 6.11): the walk's cost stays ($per reads a request)"
+	# before 6.11: a walk of at most NSWALK_BUDGET (64) reads a request,
+	# resumed by the next, and one read for a thread found before
+	MAX_READS_PER_REQ=$((64 + MAX_READS_PER_REQ))
+	how="walked, at most 64 reads a request"
+else
+	how="the kernel's translation"
 fi
+log "a namespaced request costs $per read system calls ($how; at most $MAX_READS_PER_REQ)"
 [ "$per" -le "$MAX_READS_PER_REQ" ] ||
-	fail "a namespaced request costs $per read system calls (the namespace walked), want at most $MAX_READS_PER_REQ"
+	fail "a namespaced request costs $per read system calls (the namespace walked whole), want at most $MAX_READS_PER_REQ"
 stop_isod
