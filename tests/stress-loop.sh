@@ -6,7 +6,12 @@
 # prints every test's failure count. Exit 0 when no test failed at all.
 #
 #   tests/stress-loop.sh [-C BUILDDIR] [--rounds N] [--repeat M] [--setup unit]
-#                        [--suite S]... [--test T]...
+#                        [--timeout-multiplier K] [--suite S]... [--test T]...
+#
+# With ISOSCHED_TEST_LOCK set (several trees testing on one machine:
+# docs/testing.md) a test's wait for the lock counts against its meson
+# timeout, so K defaults to 5 there (1 otherwise); each test's log says how
+# long it waited.
 #
 # BUILDDIR: a configured and built tree (default build-test/asan, the
 # configuration CI runs these suites in; build it with tests/run-all.sh or
@@ -18,6 +23,8 @@ build=build-test/asan
 rounds=3
 repeat=20
 setup=(--setup unit)
+multiplier=1
+[ -n "${ISOSCHED_TEST_LOCK:-}" ] && multiplier=5
 suites=()
 tests=()
 while [ $# -gt 0 ]; do
@@ -27,6 +34,7 @@ while [ $# -gt 0 ]; do
 	--repeat) repeat=$2; shift 2;;
 	--setup) setup=(--setup "$2"); shift 2;;
 	--no-setup) setup=(); shift;;
+	--timeout-multiplier) multiplier=$2; shift 2;;
 	--suite) suites+=("$2"); shift 2;;
 	--test) tests+=("$2"); shift 2;;
 	*) echo "stress-loop.sh: unknown argument $1" >&2; exit 2;;
@@ -46,7 +54,8 @@ one_run() {
 	local label=$1 log
 	shift
 	log=$(mktemp)
-	meson test -C "$build" --no-rebuild "${setup[@]}" --logbase "stress-$label" "$@" >"$log" 2>&1
+	meson test -C "$build" --no-rebuild "${setup[@]}" --timeout-multiplier "$multiplier" \
+		--logbase "stress-$label" "$@" >"$log" 2>&1
 	while IFS=$'\t' read -r _ name result; do
 		runs[$name]=$((${runs[$name]:-0} + 1))
 		case $result in

@@ -23,10 +23,14 @@ ISO_CHILDREN=()
 # keeps the lock until this shell exits, so the test's own children never
 # hold it. CI runs one tree at a time and leaves it unset.
 if [ -n "${ISOSCHED_TEST_LOCK:-}" ]; then
+	# the wait counts against meson's timeout: run such trees with a
+	# --timeout-multiplier (tests/stress-loop.sh does)
 	mkfifo "$ISO_TMP/lock"
+	lock_t0=$SECONDS
 	flock -w 3600 "$ISOSCHED_TEST_LOCK" \
 		sh -c 'echo held >"$1"; exec tail --pid="$2" -f /dev/null' sh "$ISO_TMP/lock" $$ &
 	read -r _ <"$ISO_TMP/lock" || fail "could not take the test lock $ISOSCHED_TEST_LOCK"
+	printf '# waited %d s for the test lock %s\n' $((SECONDS - lock_t0)) "$ISOSCHED_TEST_LOCK" >&2
 fi
 
 log() { printf '# %s\n' "$*" >&2; }

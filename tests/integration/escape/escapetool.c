@@ -36,7 +36,6 @@
 #include <sched.h>
 #include <signal.h>
 #include <spawn.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -49,57 +48,17 @@
 #include <unistd.h>
 
 #include "isosched.h"
+#include "tool_common.h"
 
 #ifndef SCHED_RESET_ON_FORK
 #define SCHED_RESET_ON_FORK 0x40000000
 #endif
-#define FLAG_RESET_ON_FORK 0x01
-#define FLAG_UTIL_CLAMP_MIN 0x20
-#define FLAG_UTIL_CLAMP_MAX 0x40
-
-struct attr {
-	uint32_t size, policy;
-	uint64_t flags;
-	int32_t nice;
-	uint32_t prio;
-	uint64_t runtime, deadline, period;
-	uint32_t util_min, util_max;
-};
 
 static int seconds;
 static char **g_argv; /* exec target given on the command line, or NULL */
 static int g_argc;
 
-static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-/* One line in one write(2), no stdio: a CLONE_VM child shares the
- * parent's memory and thread pointer, so stdio's buffer and its lock would
- * be shared unguarded and two reports could mix ("clone-vmclone-vm pid"). */
-static void say(const char *fmt, ...)
-{
-	char line[256];
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(line, sizeof(line) - 1, fmt, ap);
-	va_end(ap);
-	if (n < 0)
-		return;
-	if ((size_t)n > sizeof(line) - 2)
-		n = (int)sizeof(line) - 2;
-	line[n++] = '\n';
-	(void)!write(STDOUT_FILENO, line, (size_t)n);
-}
-
 static pid_t gettid_(void) { return (pid_t)syscall(SYS_gettid); }
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 static int esc_prio(void)
 {
@@ -115,19 +74,6 @@ static void report_self(const char *what)
 
 	say("%s pid %d tid %d policy %d prio %d reset %d", what, (int)getpid(), (int)gettid_(),
 	    r < 0 ? -1 : (int)a.policy, (int)a.prio, r < 0 ? -1 : (int)(a.flags & FLAG_RESET_ON_FORK));
-}
-
-/* 1 ms of CPU in every 10 until the deadline: runs, but leaves the CPU. */
-static void idle_until(double end)
-{
-	while (now_s() < end) {
-		double t = now_s() + 0.001;
-		struct timespec ts = { 0, 9000000 };
-
-		while (now_s() < t)
-			;
-		nanosleep(&ts, NULL);
-	}
 }
 
 static int grant_self(void)

@@ -23,7 +23,6 @@
  * Output: "key value..." lines, one write each, for the shell. */
 #include <errno.h>
 #include <pthread.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,46 +33,11 @@
 #include <unistd.h>
 
 #include "isosched.h"
-
-#define FLAG_RESET_ON_FORK 0x01
-
-struct attr {
-	uint32_t size, policy;
-	uint64_t flags;
-	int32_t nice;
-	uint32_t prio;
-	uint64_t runtime, deadline, period;
-};
+#include "tool_common.h"
 
 /* the command line's, set once in main before any thread starts */
 static int seconds, want_policy, want_prio;
 static const char *then; /* stay, exec or wait */
-
-static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void say(const char *fmt, ...)
-{
-	char line[256];
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(line, sizeof(line) - 1, fmt, ap);
-	va_end(ap);
-	if (n < 0)
-		return;
-	if ((size_t)n > sizeof(line) - 2)
-		n = (int)sizeof(line) - 2;
-	line[n++] = '\n';
-	(void)!write(STDOUT_FILENO, line, (size_t)n);
-}
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 static void report_self(const char *what, int r)
 {
@@ -82,19 +46,6 @@ static void report_self(const char *what, int r)
 
 	say("%s %d pid %d tid %d policy %d prio %d", what, r, (int)getpid(),
 	    (int)syscall(SYS_gettid), q < 0 ? -1 : (int)a.policy, (int)a.prio);
-}
-
-/* 1 ms of CPU in every 10 until the deadline: switches in and out */
-static void idle_until(double end)
-{
-	while (now_s() < end) {
-		double t = now_s() + 0.001;
-		struct timespec ts = { 0, 9000000 };
-
-		while (now_s() < t)
-			;
-		nanosleep(&ts, NULL);
-	}
 }
 
 static int set_self(int policy, int prio)
