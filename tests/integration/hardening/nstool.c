@@ -53,7 +53,9 @@ static double now_s(void)
 static atomic_bool stop_flag;
 static bool spin_only;
 static atomic_ulong flood_ok, flood_refused;
-static double flood_end;
+/* until then; far off while the threads start (thousands take seconds
+ * under TCG), then the flood's own seconds from when all are ready */
+static _Atomic double flood_end;
 
 static void *idle_thread(void *arg)
 {
@@ -87,7 +89,7 @@ static int flood(int nthreads, int workers, int seconds)
 
 	if (!t || workers > nthreads)
 		return 2;
-	flood_end = now_s() + seconds;
+	flood_end = now_s() + 3600;
 	pthread_attr_init(&a);
 	pthread_attr_setstacksize(&a, 64 * 1024);
 	/* the idle ones first: the workers' requests come from a process
@@ -99,6 +101,7 @@ static int flood(int nthreads, int workers, int seconds)
 		fprintf(stderr, "only %d threads\n", n);
 		atomic_store(&stop_flag, true);
 	} else {
+		flood_end = now_s() + seconds;
 		printf("ready threads %d\n", nthreads + 1);
 		fflush(stdout);
 		for (; n < nthreads; n++)
