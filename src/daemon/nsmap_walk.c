@@ -125,16 +125,23 @@ static void seen_put(struct nswalk *w, ino_t ns, pid_t ns_tid, pid_t tid)
 	*e = (struct seen){ .ns = ns, .ns_tid = ns_tid, .tid = tid };
 }
 
+/* Is process (or thread) pid in namespace ns? */
+static bool in_ns(const char *proc, pid_t pid, ino_t ns)
+{
+	char path[128];
+	struct stat sb;
+
+	snprintf(path, sizeof(path), "%s/%d/ns/pid", proc, (int)pid);
+	return stat(path, &sb) == 0 && sb.st_ino == ns;
+}
+
 /* Is our thread tid still ns_tid, in namespace ns at this level? */
 static bool still(const char *proc, pid_t tid, ino_t ns, size_t level, pid_t ns_tid)
 {
 	struct thread_status st;
-	struct stat sb;
-	char path[128];
 
-	snprintf(path, sizeof(path), "%s/%d/ns/pid", proc, (int)tid);
 	return read_thread_status(proc, tid, &st) == 0 && st.n_nspid == level + 1 &&
-	       st.nspid[level] == ns_tid && stat(path, &sb) == 0 && sb.st_ino == ns;
+	       st.nspid[level] == ns_tid && in_ns(proc, tid, ns);
 }
 
 /* ---- the walk ---- */
@@ -167,12 +174,12 @@ static void queue_children(struct walk *k, const char *proc, pid_t pid, pid_t t)
 	}
 }
 
+
 /* The parent of process pid, if it is in namespace ns; 0 if not. */
 static pid_t parent_in(const char *proc, pid_t pid, ino_t ns)
 {
 	char path[128], buf[2048];
 	const char *f;
-	struct stat sb;
 	long pp;
 
 	snprintf(path, sizeof(path), "%s/%d/status", proc, (int)pid);
@@ -181,12 +188,14 @@ static pid_t parent_in(const char *proc, pid_t pid, ino_t ns)
 	pp = strtol(f, NULL, 10);
 	if (pp <= 0 || pp > INT32_MAX)
 		return 0;
-	snprintf(path, sizeof(path), "%s/%ld/ns/pid", proc, pp);
-	return stat(path, &sb) == 0 && sb.st_ino == ns ? (pid_t)pp : 0;
+	return in_ns(proc, (pid_t)pp, ns) ? (pid_t)pp : 0;
 }
 
 /* Open the next task directory to read: the client's (OWN) or the next
- * queued process's (TREE). false: nothing left in this phase. */
+ * queued process's (TREE). false: nothing left in this phase. A queued
+ * pid is checked to be of the namespace still: it may have been reused
+ * by a process of another namespace (the client's own was checked by
+ * the caller). */
 static bool open_next(struct walk *k, const char *proc)
 {
 	char path[128];
@@ -196,10 +205,10 @@ static bool open_next(struct walk *k, const char *proc)
 		if (!pid)
 			return false;
 		snprintf(path, sizeof(path), "%s/%d/task", proc, (int)pid);
-		k->dir = opendir(path);
+		k->dir = k->phase == OWN || in_ns(proc, pid, k->ns) ? opendir(path) : NULL;
 		if (k->dir || k->phase == OWN)
 			return k->dir != NULL;
-		k->i++; /* gone: the next */
+		k->i++; /* gone, or another's now: the next */
 	}
 }
 
@@ -270,7 +279,7 @@ static int walk_run(struct nswalk *w, struct walk *k, const char *proc, pid_t ns
 			queue_children(k, proc, k->queue[k->i], (pid_t)t);
 			(*budget)--;
 		}
-		if (found) {
+		if (found && in_ns(proc, (pid_t)t, k->ns)) {
 			*tid = (pid_t)t;
 			return 0;
 		}
