@@ -20,6 +20,7 @@
 #   ISOSCHED_KERNEL61_ACCEL     QEMU -accel (default tcg,thread=single; never kvm here)
 #   ISOSCHED_KERNEL61_APPEND    more kernel parameters (e.g. tsc=reliable)
 #   ISOSCHED_KERNEL61_SUITES    suites to run (default: daemon, and escape if present)
+#   ISOSCHED_KERNEL61_TESTS     tests to run by name instead (e.g. hardening-ns_flood)
 #   ISOSCHED_KERNEL61_CONSOLE   also copy the guest's console log to this file
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -101,11 +102,12 @@ virtfs build "$build" rw
 	echo "K61_SRC=$(quote "$src")"
 	echo "K61_BUILD=$(quote "$build")"
 	echo "K61_SUITES=$(quote "$suites")"
+	echo "K61_TESTS=$(quote "${ISOSCHED_KERNEL61_TESTS:-}")"
 	echo "K61_MULTIPLIER=$(quote "$multiplier")"
 	echo "K61_EXTRA_SHARES=$(quote "${extra# }")"
 } >"$work/out/env"
 
-echo "kernel61: $kernel, -accel $accel, suites: $suites (not timing), timeout multiplier $multiplier, bound ${limit}s"
+echo "kernel61: $kernel, -accel $accel, ${ISOSCHED_KERNEL61_TESTS:+tests: $ISOSCHED_KERNEL61_TESTS, not }suites: $suites (not timing), timeout multiplier $multiplier, bound ${limit}s"
 t0=$(date +%s)
 # TCG only: KVM hangs on these machines (nested). thread=single (one host
 # thread for both vCPUs) by default, as tests/scx/run.sh: with one host

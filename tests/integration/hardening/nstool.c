@@ -61,7 +61,7 @@ static void *idle_thread(void *arg)
 {
 	(void)arg;
 	while (!atomic_load(&stop_flag) && now_s() < flood_end)
-		usleep(100000);
+		usleep(1000000); /* a thousand of them: few wakeups (TCG) */
 	return NULL;
 }
 

@@ -25,6 +25,11 @@ args=()
 for s in $K61_SUITES; do
 	args+=(--suite "$s")
 done
+# tests by name instead of suites (run.sh's ISOSCHED_KERNEL61_TESTS)
+if [ -n "${K61_TESTS:-}" ]; then
+	read -ra args <<<"$K61_TESTS"
+	K61_SUITES=$K61_TESTS
+fi
 t0=$(date +%s)
 # meson's log under its own name: the host's testlog.txt of the same
 # build directory stays as it was, and so does another guest's running
