@@ -113,6 +113,8 @@ int iso_reserve_admit(struct iso_reserve *r, int32_t tid, uint32_t uid,
 	if (err < 0 || tid <= 0)
 		return -EINVAL;
 	bw = iso_reserve_bw(p);
+	if (bw > ISO_RESERVE_BW_ONE * ISO_RESERVE_ONE_MAX / 100)
+		return -EINVAL;
 	l = iso_reserve_left(r, uid, tid);
 	if (left)
 		*left = l;

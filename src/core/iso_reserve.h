@@ -42,6 +42,11 @@
 #define ISO_RESERVE_CPU_DEFAULT 30  /* percent of all CPUs */
 #define ISO_RESERVE_CPU_MAX 90      /* below the kernel's 95 % less its fair server */
 #define ISO_RESERVE_USER_DEFAULT 50 /* percent of reserve_cpu one user may hold */
+/* One reservation's most, percent of one CPU: a DEADLINE thread with
+ * runtime = period would hold its CPU for good (the burst guard does not
+ * apply to it, the budget is of all CPUs); its CPU's other tasks keep at
+ * least the rest. */
+#define ISO_RESERVE_ONE_MAX 90
 
 struct iso_reserve_params {
 	uint64_t runtime_ns;
@@ -96,7 +101,7 @@ uint64_t iso_reserve_runtime_for(uint64_t bw, uint64_t period_ns);
 uint64_t iso_reserve_bw_milli_pct(uint64_t bw);
 
 /* Admit p (checked with iso_reserve_check first) for tid of user uid.
- * -EBUSY over either cap, with *left (may be NULL) set to
+ * -EINVAL above ISO_RESERVE_ONE_MAX of one CPU; -EBUSY over either cap, with *left (may be NULL) set to
  * iso_reserve_left; tid's previous reservation is then kept. */
 int iso_reserve_admit(struct iso_reserve *r, int32_t tid, uint32_t uid,
 		      struct iso_reserve_params *p, uint64_t *left);

@@ -61,6 +61,13 @@ int reserve_request(const struct iso_req *req, struct iso_req *set, struct iso_r
 			 (unsigned long long)p->period_ns);
 		return -EINVAL;
 	}
+	if (iso_reserve_bw(p) > ISO_RESERVE_BW_ONE * ISO_RESERVE_ONE_MAX / 100) {
+		rep->err = -EINVAL;
+		snprintf(rep->text, sizeof(rep->text),
+			 "a reservation takes at most %u %% of a CPU (runtime/period)",
+			 ISO_RESERVE_ONE_MAX);
+		return -EINVAL;
+	}
 	return 0;
 }
 

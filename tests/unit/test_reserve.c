@@ -169,6 +169,11 @@ static void test_off_and_retune(void **state)
 	assert_int_equal(iso_reserve_retune(&r, 90, 100), 0);
 	assert_int_equal(iso_reserve_admit(&r, 2, 6, &p, NULL), 0);
 	assert_int_equal(iso_reserve_admit(&r, 3, 6, &p, NULL), -ENOSPC);
+	/* one reservation takes at most 90 % of a CPU, whatever the caps */
+	p = P(9 * MS, 10 * MS);
+	assert_int_equal(iso_reserve_admit(&r, 4, 7, &p, NULL), -ENOSPC);
+	p = P(9100 * US, 10 * MS);
+	assert_int_equal(iso_reserve_admit(&r, 4, 7, &p, NULL), -EINVAL);
 	/* bad parameters and a bad tid */
 	p = P(1 * MS, 10 * US);
 	assert_int_equal(iso_reserve_admit(&r, 1, 5, &p, NULL), -EINVAL);
