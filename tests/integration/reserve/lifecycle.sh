@@ -39,9 +39,8 @@ done
 [ "$(kernel_sched "$a" | cut -d' ' -f1)" = 6 ] || fail "policing isod demoted its own reservation: $(kernel_sched "$a")"
 [ "$d" = "$d0" ] || fail "isod demoted $((d - d0)) strays: $(grep stray "$ISO_TMP/isod.log")"
 
-# charged: a spinning reservation's time is ISO use (until the burst
-# guard, as for any ISO thread, demotes it after 200 ms of CPU without
-# blocking: ISO use near 2 % of two CPUs by then)
+# charged: a spinning reservation's time is ISO use (the kernel throttles
+# it at 10 % of a CPU; the burst guard leaves it alone)
 "${AS_NOBODY[@]}" "$ISOCTL" run --reserve 500us/5ms -- /bin/sh -c 'while :; do :; done' &
 s=$!; ISO_CHILDREN+=($s)
 wait_policy "$s" 6 || fail "spinner's reservation: $(kernel_sched "$s")"
@@ -53,6 +52,9 @@ for _ in $(seq 60); do
 done
 /usr/bin/python3 -c "import sys; sys.exit(not $used >= 1.0)" || fail "ISO use $used %: the spinning reservation is not charged"
 log "spinning reservation (10 % of a CPU): ISO use $used %"
+grep -E "thread $s ran .* without blocking: burst guard" "$ISO_TMP/isod.log" &&
+	fail "the burst guard demoted a reservation"
+[ "$(kernel_sched "$s" | cut -d' ' -f1)" = 6 ] || fail "spinning reservation is $(kernel_sched "$s")"
 kill -KILL "$s"; wait "$s" 2>/dev/null
 wait_untracked "$s" || fail "exited spinner $s still listed"
 
