@@ -36,9 +36,22 @@ extern "C" {
 #define ISO_SCHED_RR 2         /* downgraded to ISO_RR */
 #define ISO_SCHED_ISO_RR 4
 #define ISO_SCHED_ISO_FIFO 0x105
+#define ISO_SCHED_DEADLINE 6   /* iso_set_reservation's, as the kernel numbers it */
 
 #define ISO_THREAD_DEMOTED 0x1 /* over budget: runs SCHED_OTHER for now */
 #define ISO_THREAD_ADOPTED 0x2 /* taken in as a child of an ISO thread */
+#define ISO_THREAD_RESERVED 0x4 /* holds a reservation: runs SCHED_DEADLINE */
+#define ISO_THREAD_RESERVE_FALLBACK 0x8 /* asked for one that DEADLINE could not
+					 * serve: runs as band ISO_FIFO instead */
+/* Why (bits 8..11 of flags, with ISO_THREAD_RESERVE_FALLBACK): */
+#define ISO_THREAD_RESERVE_WHY(flags) (((flags) >> 8) & 0xfu)
+enum iso_reserve_why {
+	ISO_RESERVE_WHY_AFFINITY = 1, /* its CPU affinity does not span its root domain */
+	ISO_RESERVE_WHY_KERNEL = 2,   /* the kernel's own DEADLINE admission refused (EBUSY) */
+	ISO_RESERVE_WHY_BACKEND = 3,  /* the scx backend runs ISO: no DEADLINE there */
+	ISO_RESERVE_WHY_REFUSED = 4,  /* the kernel refused sched_setattr otherwise */
+	ISO_RESERVE_WHY_CAP = 5,      /* recovered after a restart, but over reserve_cpu now */
+};
 
 struct iso_thread_info {
 	int32_t tid, pid; /* in isod's PID namespace */
@@ -145,6 +158,20 @@ struct iso_top_info {
 int iso_set_thread(pid_t tid, int policy, int prio, int limit_pct,
 		   struct iso_thread_info *out);
 int iso_get_thread(pid_t tid, struct iso_thread_info *out);
+/* A declared reservation: thread tid (0: the caller) gets runtime_ns of
+ * CPU every period_ns, each finished by deadline_ns after its period
+ * began (0: the period), as kernel SCHED_DEADLINE brokered by isod inside
+ * the ISO budget. -EBUSY when it would take isod's reserved share
+ * (reserve_cpu) or the user's part of it beyond what is left
+ * (iso_last_error says how much is), -EINVAL for parameters the kernel
+ * would refuse (runtime >= 1024 ns, runtime <= deadline <= period,
+ * 100 us <= period <= 4 s). Where DEADLINE cannot serve the thread (see
+ * ISO_THREAD_RESERVE_FALLBACK) it runs as ISO_FIFO 99 instead. runtime_ns
+ * 0 gives the reservation back (the thread leaves ISO). On success *out
+ * (may be NULL) gets the new state. -EOPNOTSUPP from an isod older than
+ * reservations. */
+int iso_set_reservation(pid_t tid, uint64_t runtime_ns, uint64_t period_ns,
+			uint64_t deadline_ns, struct iso_thread_info *out);
 /* Status and up to cap thread entries; returns how many were stored. */
 int iso_status(struct iso_status_info *st, struct iso_thread_info *threads,
 	       size_t cap);

@@ -13,6 +13,9 @@
  *   cost/     --daemon-cost: isod's own CPU time (run.c, client.c; out.c)
  *   stall/    --stall: a probe's stalls during a runaway (run.c,
  *             periodic.c; out.c)
+ *   isolation/ --isolation: a periodic thread of one user under another
+ *             user's higher ISO bursts: band ISO, reservation, root
+ *             DEADLINE (run.c; out.c)
  * Each mode exposes MODE_run(opts, result) (0 all ran, -1 something
  * failed) and MODE_print_text / MODE_print_json of the result. */
 #ifndef ISOBENCH_H

@@ -108,7 +108,7 @@ static void policy_item(const char *opt, const char *tok, int i, void *ctx)
 const char *cli_mode_name(enum bench_mode m)
 {
 	return m == MODE_ENFORCE ? "--enforcement" : m == MODE_COST ? "--daemon-cost"
-	       : m == MODE_STALL ? "--stall" : "--policy";
+	       : m == MODE_STALL ? "--stall" : m == MODE_ISOLATION ? "--isolation" : "--policy";
 }
 
 /* which mode's options were given */
@@ -119,6 +119,8 @@ struct given {
 
 static void set_mode(struct cli *c, enum bench_mode m)
 {
+	if ((m == MODE_ISOLATION) != (c->mode == MODE_ISOLATION) && c->mode != MODE_LATENCY)
+		bad("--isolation excludes --enforcement, --daemon-cost and --stall%s", "");
 	if (m == MODE_STALL && c->mode != MODE_LATENCY && c->mode != MODE_STALL)
 		bad("--enforcement, --daemon-cost and --stall exclude each other%s", "");
 	if ((m == MODE_ENFORCE && (c->mode == MODE_COST || c->mode == MODE_STALL)) ||
@@ -216,6 +218,9 @@ static bool mode_option(int opt, const char *arg, struct cli *c, struct given *g
 	case 'S':
 		set_mode(c, MODE_STALL);
 		return true;
+	case 'X':
+		set_mode(c, MODE_ISOLATION);
+		return true;
 	case 'E':
 		set_mode(c, MODE_ENFORCE);
 		return true;
@@ -268,6 +273,12 @@ static double mode_window(enum bench_mode m, double given)
 
 	if (m == MODE_ENFORCE)
 		return given < 0 ? 5 : given;
+	if (m == MODE_ISOLATION) {
+		given = given < 0 ? 4 : given;
+		if (given < 1 || given > 60)
+			bad("--window: 1 to 60 s for %s", name);
+		return given;
+	}
 	if (m == MODE_STALL) {
 		given = given < 0 ? 12 : given;
 		if (given < 1 || given > 120)
@@ -299,9 +310,9 @@ static void check_mode(struct cli *c, const struct given *g)
 	if (l->npol || g->latency || l->socket || c->hist_file)
 		bad("%s takes none of --policy, --socket, --histogram, --plot", m);
 	if ((c->mode == MODE_ENFORCE && g->cost) || (c->mode == MODE_COST && g->enforce) ||
-	    (c->mode == MODE_STALL && (g->enforce || g->cost)))
+	    ((c->mode == MODE_STALL || c->mode == MODE_ISOLATION) && (g->enforce || g->cost)))
 		bad("an option given does not apply to %s", m);
-	c->enforce.window_s = c->cost.window_s = c->stall.window_s =
+	c->enforce.window_s = c->cost.window_s = c->stall.window_s = c->isolation.window_s =
 		mode_window(c->mode, g->window_s);
 }
 
@@ -324,6 +335,7 @@ void cli_parse(int argc, char **argv, struct cli *c)
 		{ "enforcement", no_argument, NULL, 'E' },
 		{ "daemon-cost", no_argument, NULL, 'C' },
 		{ "stall", no_argument, NULL, 'S' },
+		{ "isolation", no_argument, NULL, 'X' },
 		{ "trials", required_argument, NULL, 'T' },
 		{ "iso-cpu", required_argument, NULL, 'I' },
 		{ "iso-period", required_argument, NULL, 'R' },
@@ -363,7 +375,7 @@ void cli_parse(int argc, char **argv, struct cli *c)
 	if (optind < argc)
 		bad("unexpected argument '%s'", argv[optind]);
 	check_mode(c, &g);
-	c->latency.isod = c->enforce.isod = c->cost.isod = c->stall.isod = isod;
+	c->latency.isod = c->enforce.isod = c->cost.isod = c->stall.isod = c->isolation.isod = isod;
 	c->enforce.debug = getenv("ISOBENCH_DEBUG") != NULL;
-	c->stall.progress = !c->json;
+	c->stall.progress = c->isolation.progress = !c->json;
 }

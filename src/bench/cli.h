@@ -8,10 +8,11 @@
 
 #include "cost/cost.h"
 #include "enforce/enforce.h"
+#include "isolation/isolation.h"
 #include "latency/latency.h"
 #include "stall/stall.h"
 
-enum bench_mode { MODE_LATENCY, MODE_ENFORCE, MODE_COST, MODE_STALL };
+enum bench_mode { MODE_LATENCY, MODE_ENFORCE, MODE_COST, MODE_STALL, MODE_ISOLATION };
 
 struct cli {
 	enum bench_mode mode;
@@ -21,6 +22,7 @@ struct cli {
 	struct enforce_opts enforce;
 	struct cost_opts cost;
 	struct stall_opts stall;
+	struct isolation_opts isolation;
 };
 
 /* Parse argv into c (defaults filled in); exits 2 on bad arguments. */

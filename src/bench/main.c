@@ -97,6 +97,23 @@ static int stall(const struct cli *c)
 	return rc;
 }
 
+static int isolation(const struct cli *c)
+{
+	struct isolation_result r;
+	int rc;
+
+	cleanup_install(isolation_bound_s(&c->isolation));
+	rc = isolation_run(&c->isolation, &r) < 0 ? 1 : 0;
+	cleanup_disarm();
+	if (r.started) {
+		if (c->json)
+			isolation_print_json(&r);
+		else
+			isolation_print_text(&r);
+	}
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
 	struct cli c;
@@ -121,6 +138,9 @@ int main(int argc, char **argv)
 		break;
 	case MODE_COST:
 		rc = daemon_cost(&c);
+		break;
+	case MODE_ISOLATION:
+		rc = isolation(&c);
 		break;
 	default:
 		rc = stall(&c);

@@ -4,6 +4,7 @@
 #define ISOCTL_CLI_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "isosched.h"
@@ -55,6 +56,13 @@ int cli_parse_int(const char *verb, const char *what, const char *s,
 int cli_parse_prio(const char *verb, const char *s, int *out);
 int cli_parse_limit(const char *verb, const char *s, int *out);
 int cli_parse_tid(const char *verb, const char *s, int *out);
+/* cli_reserve.c: --reserve RUNTIME/PERIOD[/DEADLINE] (units ns, us, ms, s) */
+struct cli_reserve {
+	uint64_t runtime_ns, period_ns, deadline_ns; /* deadline 0: the period */
+};
+int cli_parse_reserve(const char *verb, const char *s, struct cli_reserve *out);
+/* ",reserved", ",fallback(WHY)" or "" for a thread's state */
+const char *cli_reserve_state(const struct iso_thread_info *t);
 /* --socket PATH: checks it and sets ISOSCHED_SOCKET for the library. */
 int cli_set_socket(const char *verb, const char *path);
 /* The options of the read-only verbs (status, get): --json, --socket,

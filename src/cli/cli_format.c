@@ -59,8 +59,8 @@ void cli_print_thread_line(FILE *f, const struct iso_thread_info *t)
 		fprintf(f, "%" PRId32 "%%", t->limit);
 	else
 		fputs("none", f);
-	fprintf(f, " state %s%s cpu %.3fs\n", state(t),
-		adopted(t) ? ",adopted" : "", cpu_s(t));
+	fprintf(f, " state %s%s%s cpu %.3fs\n", state(t),
+		adopted(t) ? ",adopted" : "", cli_reserve_state(t), cpu_s(t));
 }
 
 void cli_print_thread_json(FILE *f, const struct iso_thread_info *t)
@@ -70,12 +70,14 @@ void cli_print_thread_json(FILE *f, const struct iso_thread_info *t)
 		",\"policy\":\"%s\",\"prio\":%" PRId32 ",\"user_prio\":%d"
 		",\"kernel_policy\":%" PRId32 ",\"kernel_policy_name\":\"%s\""
 		",\"kernel_prio\":%" PRId32 ",\"limit\":%" PRId32
-		",\"demoted\":%s,\"adopted\":%s,\"cpu_s\":%.6f}",
+		",\"demoted\":%s,\"adopted\":%s,\"reserve\":\"%s\",\"cpu_s\":%.6f}",
 		t->tid, t->pid, t->uid, iso_policy_name(t->policy), t->prio,
 		cli_user_prio(t), t->kernel_policy & ~ISO_KSCHED_RESET_ON_FORK,
 		cli_kernel_policy_name(t->kernel_policy), t->kernel_prio,
 		t->limit, demoted(t) ? "true" : "false",
-		adopted(t) ? "true" : "false", cpu_s(t));
+		adopted(t) ? "true" : "false",
+		/* "" (none), ",reserved" or ",fallback(WHY)" without its comma */
+		cli_reserve_state(t) + (*cli_reserve_state(t) ? 1 : 0), cpu_s(t));
 }
 
 static double usage_pct(const struct iso_status_info *st)
@@ -103,7 +105,7 @@ void cli_print_status_text(FILE *f, const struct iso_status_info *st,
 		"TID", "PID", "UID", "POLICY", "PRIO", "UPRIO", "KERNEL",
 		"LIMIT", "STATE", "CPU");
 	for (i = 0; i < n; i++) {
-		char kern[48], lim[16], st_s[32];
+		char kern[48], lim[16], st_s[64];
 
 		snprintf(kern, sizeof(kern), "%s/%" PRId32,
 			 cli_kernel_policy_name(t[i].kernel_policy),
@@ -112,8 +114,8 @@ void cli_print_status_text(FILE *f, const struct iso_status_info *st,
 			snprintf(lim, sizeof(lim), "%" PRId32 "%%", t[i].limit);
 		else
 			snprintf(lim, sizeof(lim), "-");
-		snprintf(st_s, sizeof(st_s), "%s%s", state(&t[i]),
-			 adopted(&t[i]) ? ",adopted" : "");
+		snprintf(st_s, sizeof(st_s), "%s%s%s", state(&t[i]),
+			 adopted(&t[i]) ? ",adopted" : "", cli_reserve_state(&t[i]));
 		fprintf(f, "%8" PRId32 " %8" PRId32 " %6" PRIu32
 			" %-14s %4" PRId32 " %5d %-14s %5s %-16s %9.3fs\n",
 			t[i].tid, t[i].pid, t[i].uid,

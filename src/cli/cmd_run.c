@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -14,7 +15,7 @@
 #error "meson.build must define ISOSCHED_PRELOAD_PATH"
 #endif
 
-enum { OPT_PRELOAD = CLI_OPT_FIRST_VERB_OPT, OPT_LIMIT };
+enum { OPT_PRELOAD = CLI_OPT_FIRST_VERB_OPT, OPT_LIMIT, OPT_RESERVE };
 
 /* Prepend the preload shim to LD_PRELOAD (unless it is already there). */
 static int add_preload(void)
@@ -73,13 +74,15 @@ int cmd_run(int argc, char **argv)
 		{ "fifo", no_argument, NULL, 'f' },
 		{ "prio", required_argument, NULL, 'p' },
 		{ "limit", required_argument, NULL, OPT_LIMIT },
+		{ "reserve", required_argument, NULL, OPT_RESERVE },
 		{ "preload", no_argument, NULL, OPT_PRELOAD },
 		{ "socket", required_argument, NULL, CLI_OPT_SOCKET },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
 	int policy = 0, prio = CLI_DEFAULT_PRIO, limit = 0, c, r;
-	bool preload = false;
+	bool preload = false, reserve = false;
+	struct cli_reserve res;
 
 	opterr = 0;
 	optind = 0; /* glibc: 0 re-reads the optstring's ordering flag */
@@ -103,6 +106,11 @@ int cmd_run(int argc, char **argv)
 			if ((r = cli_parse_limit("run", optarg, &limit)))
 				return r;
 			break;
+		case OPT_RESERVE:
+			if ((r = cli_parse_reserve("run", optarg, &res)))
+				return r;
+			reserve = true;
+			break;
 		case OPT_PRELOAD:
 			preload = true;
 			break;
@@ -118,15 +126,25 @@ int cmd_run(int argc, char **argv)
 	}
 	if (optind >= argc)
 		return cli_usage_error("run", "no command given");
-	if (!policy)
-		policy = ISO_SCHED_ISO_RR;
 	if (preload && (r = add_preload()))
 		return r;
 
-	r = iso_set_thread(0, policy, prio, limit, NULL);
-	if (r < 0)
-		return cli_lib_error(r, "run: %s priority %d",
-				     iso_policy_name(policy), prio);
+	if (reserve && (policy || limit))
+		return cli_usage_error("run", "--reserve takes no --rr, --fifo or --limit");
+	if (reserve) {
+		/* a reservation: SCHED_DEADLINE, which execve keeps too */
+		r = iso_set_reservation(0, res.runtime_ns, res.period_ns, res.deadline_ns, NULL);
+		if (r < 0)
+			return cli_lib_error(r, "run: reservation %" PRIu64 "/%" PRIu64 " ns",
+					     res.runtime_ns, res.period_ns);
+	} else {
+		if (!policy)
+			policy = ISO_SCHED_ISO_RR;
+		r = iso_set_thread(0, policy, prio, limit, NULL);
+		if (r < 0)
+			return cli_lib_error(r, "run: %s priority %d",
+					     iso_policy_name(policy), prio);
+	}
 
 	execvp(argv[optind], argv + optind);
 	r = errno;

@@ -5,7 +5,7 @@
 
 #include "iso_policy.h"
 
-enum { OPT_NORMAL = CLI_OPT_FIRST_VERB_OPT, OPT_LIMIT, OPT_JSON };
+enum { OPT_NORMAL = CLI_OPT_FIRST_VERB_OPT, OPT_LIMIT, OPT_JSON, OPT_RESERVE };
 
 static int print_thread(const struct iso_thread_info *t, bool json)
 {
@@ -26,6 +26,7 @@ int cmd_set(int argc, char **argv)
 		{ "normal", no_argument, NULL, OPT_NORMAL },
 		{ "prio", required_argument, NULL, 'p' },
 		{ "limit", required_argument, NULL, OPT_LIMIT },
+		{ "reserve", required_argument, NULL, OPT_RESERVE },
 		{ "json", no_argument, NULL, OPT_JSON },
 		{ "socket", required_argument, NULL, CLI_OPT_SOCKET },
 		{ "help", no_argument, NULL, 'h' },
@@ -33,7 +34,8 @@ int cmd_set(int argc, char **argv)
 	};
 	struct iso_thread_info info;
 	int policy = -1, prio = 0, limit = 0, tid, c, r;
-	bool have_prio = false, have_limit = false, json = false;
+	bool have_prio = false, have_limit = false, json = false, reserve = false;
+	struct cli_reserve res;
 
 	opterr = 0;
 	optind = 0; /* glibc: 0 re-reads the optstring's ordering flag */
@@ -60,6 +62,11 @@ int cmd_set(int argc, char **argv)
 				return r;
 			have_limit = true;
 			break;
+		case OPT_RESERVE:
+			if ((r = cli_parse_reserve("set", optarg, &res)))
+				return r;
+			reserve = true;
+			break;
 		case OPT_JSON:
 			json = true;
 			break;
@@ -80,6 +87,14 @@ int cmd_set(int argc, char **argv)
 				       argv[optind + 1]);
 	if ((r = cli_parse_tid("set", argv[optind], &tid)))
 		return r;
+	if (reserve) {
+		if (policy >= 0 || have_prio || have_limit)
+			return cli_usage_error("set", "--reserve takes no policy, --prio or --limit");
+		r = iso_set_reservation(tid, res.runtime_ns, res.period_ns, res.deadline_ns, &info);
+		if (r < 0)
+			return cli_lib_error(r, "reserve for thread %d", tid);
+		return print_thread(&info, json);
+	}
 	if (policy < 0)
 		policy = ISO_SCHED_ISO_RR;
 	if (policy == ISO_SCHED_NORMAL) {

@@ -187,6 +187,27 @@ int iso_set_thread(pid_t tid, int policy, int prio, int limit_pct,
 	return r;
 }
 
+int iso_set_reservation(pid_t tid, uint64_t runtime_ns, uint64_t period_ns,
+			uint64_t deadline_ns, struct iso_thread_info *out)
+{
+	struct iso_req req = { .type = ISO_MSG_RESERVE };
+	struct iso_reply rep = { 0 };
+	unsigned char buf[SMALL_MSG];
+	int r;
+
+	/* giving a reservation back is leaving ISO: one request, SET's */
+	if (runtime_ns == 0)
+		return iso_set_thread(tid, ISO_SCHED_NORMAL, 0, 0, out);
+	req.u.reserve.tid = (int32_t)(tid ? tid : gettid());
+	req.u.reserve.runtime_ns = runtime_ns;
+	req.u.reserve.deadline_ns = deadline_ns;
+	req.u.reserve.period_ns = period_ns;
+	r = transact(&req, &rep, buf, sizeof(buf));
+	if (r == 0 && out)
+		*out = rep.thread;
+	return r;
+}
+
 int iso_get_thread(pid_t tid, struct iso_thread_info *out)
 {
 	struct iso_req req = { .type = ISO_MSG_GET };

@@ -29,6 +29,9 @@ struct backend_grant {
 	int kprio;      /* kernel RT priority in the band (kernel-rt) */
 	int prio;       /* ISO priority 1..99 (scx) */
 	unsigned limit; /* own CPU limit in percent, 0: none (scx) */
+	/* a declared reservation (reserve.h): dl_runtime not 0 asks for
+	 * kernel SCHED_DEADLINE instead of the band (kernel-rt only) */
+	uint64_t dl_runtime, dl_deadline, dl_period;
 };
 
 /* What the scheduler runs a thread as now. */

@@ -32,9 +32,20 @@ static int rt_grant(pid_t tid, const struct backend_grant *g)
 {
 	struct iso_sched_attr a = { .size = sizeof(a) };
 
+	a.sched_flags = ISO_KSCHED_FLAG_RESET_ON_FORK;
+	if (g->dl_runtime) {
+		/* a reservation: the kernel admits it against its own DL
+		 * limit (-EBUSY) and wants the thread's affinity to span its
+		 * root domain (-EPERM); RESET_ON_FORK, else the thread could
+		 * not fork at all and a child would never be DEADLINE */
+		a.sched_policy = ISO_KSCHED_DEADLINE;
+		a.sched_runtime = g->dl_runtime;
+		a.sched_deadline = g->dl_deadline;
+		a.sched_period = g->dl_period;
+		return setattr(tid, &a);
+	}
 	a.sched_policy = g->fifo ? ISO_KSCHED_FIFO : ISO_KSCHED_RR;
 	a.sched_priority = (uint32_t)g->kprio;
-	a.sched_flags = ISO_KSCHED_FLAG_RESET_ON_FORK;
 	return setattr(tid, &a);
 }
 
@@ -48,7 +59,8 @@ static int rt_query(pid_t tid, struct backend_thread *o)
 	o->policy = (int)a.sched_policy;
 	o->prio = (int)a.sched_priority;
 	o->nice = a.sched_nice;
-	o->iso = a.sched_policy == ISO_KSCHED_FIFO || a.sched_policy == ISO_KSCHED_RR;
+	o->iso = a.sched_policy == ISO_KSCHED_FIFO || a.sched_policy == ISO_KSCHED_RR ||
+		 a.sched_policy == ISO_KSCHED_DEADLINE;
 	return 0;
 }
 
@@ -86,6 +98,10 @@ static bool rt_placed_as(const struct backend_grant *g, bool demoted, int policy
 {
 	if (demoted) /* any policy but kernel RT (DEADLINE too: iso_rule.h) will do */
 		return !iso_rule_kernel_rt(policy, prio);
+	/* an owner cannot change a DEADLINE thread's parameters (the kernel
+	 * wants CAP_SYS_NICE for any DEADLINE setattr), only leave it */
+	if (g->dl_runtime)
+		return policy == ISO_KSCHED_DEADLINE;
 	return policy == (g->fifo ? ISO_KSCHED_FIFO : ISO_KSCHED_RR) && prio == g->kprio;
 }
 

@@ -1,5 +1,6 @@
 /* config.c — isod.conf parsing (inih) and validation. */
 #include "config.h"
+#include "iso_reserve.h"
 #include "iso_share.h"
 
 #include <errno.h>
@@ -23,6 +24,8 @@ void config_defaults(struct isod_config *c)
 	memset(c, 0, sizeof(*c));
 	c->tun.iso_cpu = ISO_CPU_DEFAULT;
 	c->tun.iso_period_s = ISO_PERIOD_DEFAULT;
+	c->reserve_cpu = ISO_RESERVE_CPU_DEFAULT;
+	c->reserve_user = ISO_RESERVE_USER_DEFAULT;
 	c->band.lo = ISO_BAND_DEFAULT_LO;
 	c->band.hi = ISO_BAND_DEFAULT_HI;
 	c->sample_ms = 10;
@@ -180,6 +183,14 @@ static const struct config_key keys[] = {
 	  "user_cpu must be a percentage of iso_cpu from 0 (off) to 100",
 	  "--user-cpu PCT", "share of iso_cpu one user may hold before its threads\n"
 	  "alone are demoted, 0..100 (default 0: off)" },
+	{ "reserve_cpu", "reserve-cpu", KEY_UINT, FIELD(reserve_cpu), 0, ISO_RESERVE_CPU_MAX, true,
+	  "reserve_cpu must be a percentage of all CPUs from 0 (no reservations) to 90",
+	  "--reserve-cpu PCT", "share of all CPUs declared reservations (SCHED_DEADLINE)\n"
+	  "may take together, 0..90, 0 none (default 30)" },
+	{ "reserve_user", "reserve-user", KEY_UINT, FIELD(reserve_user), 1, 100, true,
+	  "reserve_user must be a percentage of reserve_cpu from 1 to 100",
+	  "--reserve-user PCT", "share of reserve_cpu one user's reservations may\n"
+	  "take, 1..100 (default 50)" },
 	{ "rate_limit", "rate-limit", KEY_UINT, FIELD(rate_limit), 0, 1000000, true,
 	  "rate_limit must be from 0 (unlimited) to 1000000 requests per second",
 	  "--rate-limit N", "requests per second per user, root exempt; more\n"

@@ -40,6 +40,8 @@ struct isod_config {
 	unsigned max_threads;      /* all users together */
 	unsigned max_limit;        /* highest own limit a non-root task may set; 0: iso_cpu */
 	unsigned user_cpu;         /* percent of iso_cpu one uid may hold; 0: off (iso_share.h) */
+	unsigned reserve_cpu;      /* percent of all CPUs reservations may take; 0: none (iso_reserve.h) */
+	unsigned reserve_user;     /* percent of reserve_cpu one uid may hold */
 	unsigned rate_limit;       /* requests/s per non-root uid; 0: unlimited */
 	unsigned rate_burst;       /* requests a uid may make at once */
 	uid_t allow_users[ISOD_MAX_IDS];

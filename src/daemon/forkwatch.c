@@ -74,7 +74,7 @@ void forkwatch_adopt(struct isod *d, pid_t parent_tid, pid_t child_tid, pid_t ch
 {
 	struct thread_status st;
 	struct tracked *p = tasks_find(&d->tasks, parent_tid);
-	struct grant g;
+	struct grant g = { 0 };
 	int r;
 
 	/* Only new processes (forkwatch_handle): for a new thread the kernel
@@ -83,6 +83,10 @@ void forkwatch_adopt(struct isod *d, pid_t parent_tid, pid_t child_tid, pid_t ch
 	 * threads start SCHED_OTHER; the preload shim passes ISO on in
 	 * pthread_create. */
 	if (!d->cfg.inherit || !p || tasks_find(&d->tasks, child_tid))
+		return;
+	/* a reservation is its thread's declared work alone: its children
+	 * start SCHED_OTHER (RESET_ON_FORK) and stay so (reserve.h) */
+	if (p->dl.runtime_ns || p->dl_why)
 		return;
 	if (read_thread_status(d->proc, child_tid, &st) < 0 || st.tgid != child_tgid)
 		return;

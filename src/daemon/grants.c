@@ -18,12 +18,15 @@
 #include "log.h"
 #include "schedule.h"
 #include "procinfo.h"
+#include "reserve.h"
 
 static struct backend_grant grant_of(const struct tracked *e)
 {
 	return (struct backend_grant){
 		.fifo = e->policy == ISO_POLICY_ISO_FIFO, .kprio = e->kprio,
 		.prio = e->prio, .limit = e->core.limit,
+		.dl_runtime = e->dl.runtime_ns, .dl_deadline = e->dl.deadline_ns,
+		.dl_period = e->dl.period_ns,
 	};
 }
 
@@ -56,7 +59,7 @@ int grants_apply(struct isod *d, struct tracked *e)
 	} else {
 		struct backend_grant g = grant_of(e);
 
-		r = actuator_grant(b, e->tid, &g);
+		r = g.dl_runtime ? reserve_grant(d, e, b, &g) : actuator_grant(b, e->tid, &g);
 	}
 	if (r == 0 && !tasks_alive(e))
 		r = -ESRCH;
@@ -155,6 +158,16 @@ int isod_grant(struct isod *d, const struct grant *g, struct tracked **out)
 		if (r < 0)
 			return r;
 	}
+	/* admit or give back a reservation (reserve.h); refused, a tracked
+	 * thread keeps what it had */
+	r = reserve_take(d, e, g->dl, g->dl_left);
+	if (r < 0) {
+		if (fresh) {
+			d->acct->untrack(e);
+			tasks_remove(&d->tasks, e);
+		}
+		return r;
+	}
 	e->policy = g->policy;
 	e->prio = g->prio;
 	e->kprio = kprio;
@@ -165,6 +178,7 @@ int isod_grant(struct isod *d, const struct grant *g, struct tracked **out)
 	r = grants_apply(d, e);
 	if (r < 0) {
 		log_debug_errno(r, "grant to thread %d failed", (int)g->tid);
+		reserve_drop(d, e);
 		d->acct->untrack(e);
 		tasks_remove(&d->tasks, e);
 		return r;
@@ -279,6 +293,7 @@ void isod_forget(struct isod *d, struct tracked *e)
 	/* every untrack charges: what it ran since its last sample, and the
 	 * burst guard's record for its next grant (leave.h) */
 	isod_leave(d, e);
+	reserve_drop(d, e);
 	statefile_note_release(d, e);
 	d->acct->untrack(e);
 	tasks_remove(&d->tasks, e);
@@ -362,7 +377,7 @@ void isod_thread_info(const struct isod *d, const struct tracked *e,
 	 * isod only for the burst guard, which unmarks the thread) */
 	if (b->owns_budget)
 		demoted = !k.iso;
-	o->flags = e->flags | (demoted ? ISO_THREAD_DEMOTED : 0);
+	o->flags = e->flags | (demoted ? ISO_THREAD_DEMOTED : 0) | reserve_flags(e);
 	o->kernel_policy = k.policy;
 	o->kernel_prio = k.prio;
 	o->user_prio = demoted ? iso_user_prio(ISO_POLICY_NORMAL, 0, k.nice)

@@ -21,6 +21,12 @@ struct grant {
 	int prio;
 	unsigned limit;
 	uint32_t flags;
+	/* NULL, or a reservation to admit and run as SCHED_DEADLINE
+	 * (reserve.h); refused with -EBUSY and *dl_left (may be NULL) set to
+	 * what the user could still have. NULL on a thread that holds one
+	 * gives it back. */
+	const struct iso_reserve_params *dl;
+	uint64_t *dl_left;
 	/* NULL, or the thread already pinned (tasks_open) and its status
 	 * read after that, its process (pid), owner (by) and start time
 	 * checked by the caller: a new entry takes this handle (its statfd

@@ -16,6 +16,7 @@
 #include "schedule.h"
 #include "nsmap.h"
 #include "procinfo.h"
+#include "reserve.h"
 
 static void refuse(struct iso_reply *rep, int err, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
@@ -115,12 +116,14 @@ static void fill_kernel_only(pid_t tid, const struct thread_status *st,
 	}
 }
 
+/* dl: NULL, or a reservation (a RESERVE request, reserve.h) */
 static void do_set(struct isod *d, const struct peer *p, const struct iso_req *req,
-		   struct iso_reply *rep)
+		   const struct iso_reserve_params *dl, struct iso_reply *rep)
 {
 	struct thread_status st;
 	struct tracked *e = NULL, pin = { .statfd = -1 };
-	struct grant g;
+	struct grant g = { 0 };
+	uint64_t left = 0;
 	char why[120];
 	pid_t tid;
 	int policy, r;
@@ -191,9 +194,14 @@ static void do_set(struct isod *d, const struct peer *p, const struct iso_req *r
 	g.limit = (unsigned)req->u.set.limit;
 	g.flags = 0;
 	g.pin = &pin;
+	g.dl = dl;
+	g.dl_left = &left;
 	r = isod_grant(d, &g, &e);
 	tasks_unpin(&pin); /* not taken: the thread was tracked already, or refused */
-	if (r == -EAGAIN)
+	if (r == -EBUSY && dl) {
+		rep->err = r;
+		reserve_refusal(d, dl, left, rep->text, sizeof(rep->text));
+	} else if (r == -EAGAIN)
 		refuse(rep, r, "too many ISO threads (max %u per user, %u in all)",
 		       d->cfg.max_threads_per_user, d->cfg.max_threads);
 	else if (r == -ESRCH)
@@ -204,7 +212,21 @@ static void do_set(struct isod *d, const struct peer *p, const struct iso_req *r
 		refuse(rep, r, "cannot set thread %d: %s", (int)req->u.set.tid, strerror(-r));
 	else
 		isod_thread_info(d, e, &rep->thread);
+	if (r == 0 && dl)
+		reserve_describe(d, e, rep->text, sizeof(rep->text));
 	pthread_mutex_unlock(&d->lock);
+}
+
+/* A declared reservation: the SET of an ISO_FIFO thread with its
+ * SCHED_DEADLINE parameters (reserve.h). */
+static void do_reserve(struct isod *d, const struct peer *p, const struct iso_req *req,
+		       struct iso_reply *rep)
+{
+	struct iso_reserve_params dl;
+	struct iso_req set;
+
+	if (reserve_request(req, &set, &dl, rep) == 0)
+		do_set(d, p, &set, &dl, rep);
 }
 
 static void do_get(struct isod *d, const struct peer *p, const struct iso_req *req,
@@ -347,7 +369,8 @@ enum handle_effect handle_request(struct isod *d, const struct peer *peer,
 	rep->type = req->type | ISO_MSG_REPLY;
 	rep->seq = req->seq;
 	switch (req->type) {
-	case ISO_MSG_SET: do_set(d, peer, req, rep); break;
+	case ISO_MSG_SET: do_set(d, peer, req, NULL, rep); break;
+	case ISO_MSG_RESERVE: do_reserve(d, peer, req, rep); break;
 	case ISO_MSG_GET: do_get(d, peer, req, rep); break;
 	case ISO_MSG_STATUS: do_status(d, req, rep, threads); break;
 	case ISO_MSG_TUNE: do_tune(d, peer, req, rep); break;
@@ -356,11 +379,14 @@ enum handle_effect handle_request(struct isod *d, const struct peer *peer,
 	case ISO_MSG_STRAYS: do_strays(d, rep); break;
 	default: refuse(rep, -EOPNOTSUPP, "unknown request"); break;
 	}
-	if (rep->err && req->type == ISO_MSG_SET)
-		note_refusal(d, peer, req->u.set.tid, rep->err);
+	if (rep->err && (req->type == ISO_MSG_SET || req->type == ISO_MSG_RESERVE))
+		note_refusal(d, peer, req->type == ISO_MSG_SET ? req->u.set.tid : req->u.reserve.tid,
+			     rep->err);
 	if (rep->err)
 		log_debug("request %u from pid %d uid %u refused: %s", req->type,
 			  (int)peer->pid, (unsigned)peer->uid, rep->text);
+	if (req->type == ISO_MSG_RESERVE) /* a grant, or refused before one */
+		return rep->err == 0 ? HANDLE_GRANTED : HANDLE_CHANGED;
 	return req->type == ISO_MSG_SET ? set_effect(req, rep) : HANDLE_READ_ONLY;
 }
 
@@ -385,7 +411,7 @@ void handle_bad_message(int err, uint16_t type, uint32_t seq, struct iso_reply *
 	memset(rep, 0, sizeof(*rep));
 	/* echo a known type so the client can match it, else STATUS */
 	type &= (uint16_t)~ISO_MSG_REPLY;
-	if (type < ISO_MSG_SET || type > ISO_MSG_STRAYS)
+	if (type < ISO_MSG_SET || type > ISO_MSG_RESERVE)
 		type = ISO_MSG_STATUS;
 	rep->type = type | ISO_MSG_REPLY;
 	rep->seq = seq;
@@ -409,7 +435,7 @@ enum handle_effect handle_set(struct isod *d, const struct peer *peer, int32_t n
 	req.u.set.limit = limit;
 	memset(rep, 0, sizeof(*rep));
 	rep->type = ISO_MSG_SET | ISO_MSG_REPLY;
-	do_set(d, peer, &req, rep);
+	do_set(d, peer, &req, NULL, rep);
 	if (rep->err)
 		note_refusal(d, peer, ns_tid, rep->err);
 	return set_effect(&req, rep);

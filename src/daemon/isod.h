@@ -35,6 +35,7 @@ struct isod {
 	struct iso_engine engine;
 	struct iso_share share;    /* per-user shares (user_cpu); table of max_threads */
 	struct iso_percpu percpu;  /* scope per-cpu: each CPU's average (percpu.h) */
+	struct iso_reserve reserve; /* admitted reservations (reserve.h); table of max_threads */
 	/* a USERS reply's entries: only the server thread builds replies */
 	struct iso_user_info user_page[ISO_PROTO_PAGE];
 	struct iso_top_info top_page; /* a TOP reply's body: likewise */

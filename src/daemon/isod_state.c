@@ -11,6 +11,7 @@
 #include "accounting_bpf.h"
 #include "log.h"
 #include "percpu.h"
+#include "reserve.h"
 #include "schedule.h"
 #include "statefile.h"
 
@@ -42,7 +43,9 @@ int isod_init(struct isod *d, const struct isod_config *cfg)
 		tasks_free(&d->tasks);
 		return -ENOMEM;
 	}
-	if (statefile_buf_init(&d->state, cfg->max_threads) < 0 || isod_percpu_init(d, cfg) < 0) {
+	if (statefile_buf_init(&d->state, cfg->max_threads) < 0 || isod_percpu_init(d, cfg) < 0 ||
+	    reserve_init(d, cfg) < 0) {
+		reserve_free(d);
 		statefile_buf_free(&d->state);
 		tasks_free(&d->tasks);
 		free(d->share.users);
@@ -75,6 +78,7 @@ void isod_destroy(struct isod *d)
 	statefile_buf_free(&d->state);
 	isod_percpu_free(d);
 	nsmap_free(&d->nsmap);
+	reserve_free(d);
 	pthread_cond_destroy(&d->wake);
 	if (d->server_wake >= 0)
 		close(d->server_wake);
@@ -95,6 +99,7 @@ void isod_reconfigure(struct isod *d, const struct isod_config *n)
 	iso_engine_set_stall(&d->engine, c->stall_ms);
 	/* burst_ms: the guard follows at the next check */
 	iso_share_retune(&d->share, c->user_cpu);
+	(void)iso_reserve_retune(&d->reserve, c->reserve_cpu, c->reserve_user);
 	isod_replan(d); /* the limits changed: so may the next check */
 	log_setup(c->log_level, c->use_syslog);
 	acct_bpf_report_strays(c->sweep_orphans && !c->dry_run);

@@ -47,7 +47,12 @@ static void backend_switch(struct isod *d)
  * the engine while the guard says so. */
 static void guard_feed(struct isod *d, struct tracked *e, int64_t now_ns)
 {
-	int64_t burst_ns = (int64_t)d->cfg.burst_ms * 1000000;
+	/* not for a reservation (reserve.h): the kernel throttles a
+	 * DEADLINE thread at its runtime every period, so it cannot hold a
+	 * CPU, and one that works to its runtime and then yields or waits
+	 * for its throttle never blocks — the guard would make it SCHED_OTHER
+	 * for doing what it declared */
+	int64_t burst_ns = e->dl.runtime_ns ? 0 : (int64_t)d->cfg.burst_ms * 1000000;
 	struct iso_burst_sample s = { .now_ns = now_ns, .cpu_ns = e->cpu_ns, .wait_ns = e->wait_ns,
 				      .has_block = e->has_block, .block_cpu_ns = e->block_cpu_ns };
 	uint64_t nv = 0;

@@ -18,9 +18,10 @@
 #include "log.h"
 #include "procinfo.h"
 
-/* One record's longest text: "tid pid uid starttime policy prio limit\n"
+/* One record's longest text: "tid pid uid starttime policy prio limit
+ * [runtime deadline period]\n"
  * with every number at its widest. */
-#define RECORD_MAX 96
+#define RECORD_MAX 128
 
 static int batch_init(struct state_batch *b)
 {
@@ -70,6 +71,14 @@ void statefile_buf_free(struct statefile_buf *b)
 
 static int format_grant(char *buf, size_t cap, const struct tracked *e)
 {
+	/* a reservation adds its runtime, deadline and period (ns) */
+	if (e->dl.runtime_ns)
+		return snprintf(buf, cap, "%d %d %u %llu %d %d %u %llu %llu %llu\n", (int)e->tid,
+				(int)e->pid, (unsigned)e->uid, (unsigned long long)e->starttime,
+				e->policy, e->prio, e->core.limit,
+				(unsigned long long)e->dl.runtime_ns,
+				(unsigned long long)e->dl.deadline_ns,
+				(unsigned long long)e->dl.period_ns);
 	return snprintf(buf, cap, "%d %d %u %llu %d %d %u\n", (int)e->tid, (int)e->pid,
 			(unsigned)e->uid, (unsigned long long)e->starttime, e->policy, e->prio,
 			e->core.limit);
@@ -115,7 +124,7 @@ void statefile_snapshot(struct isod *d)
 	size_t len = 0, records = 0;
 
 	len += (size_t)snprintf(d->state.text, d->state.cap,
-				"# isod state: tid pid uid starttime policy prio limit; \"- tid starttime\": released\n");
+				"# isod state: tid pid uid starttime policy prio limit [runtime deadline period]; \"- tid starttime\": released\n");
 	TASKS_FOREACH(&d->tasks, e) {
 		if (len >= d->state.cap)
 			break;

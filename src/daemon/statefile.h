@@ -118,6 +118,8 @@ struct state_line {
 	unsigned long long starttime;
 	int policy, prio;
 	unsigned limit;
+	/* a reservation's, all 0 when none (reserve.h) */
+	unsigned long long runtime_ns, deadline_ns, period_ns;
 };
 int statefile_parse_line(const char *line, struct state_line *out);
 /* A grant or a release record ("- tid starttime"): STATE_REC_GRANT (all

@@ -15,10 +15,11 @@
 #include "grants.h"
 #include "isod.h"
 #include "iso_policy.h"
+#include "iso_reserve.h"
 #include "log.h"
 #include "procinfo.h"
 
-/* A record line is at most ~60 bytes; anything this long is damage. */
+/* A record line is at most ~100 bytes; anything this long is damage. */
 #define LINE_MAX_LEN 256
 /* A log larger than this is not one isod wrote (compaction keeps it near
  * twice the live records): read no further than this. */
@@ -27,13 +28,31 @@
 int statefile_parse_line(const char *line, struct state_line *s)
 {
 	char extra;
+	int n, end = 0;
 
-	if (sscanf(line, "%d %d %u %llu %d %d %u %c", &s->tid, &s->pid, &s->uid,
-		   &s->starttime, &s->policy, &s->prio, &s->limit, &extra) != 7)
+	memset(s, 0, sizeof(*s));
+	n = sscanf(line, "%d %d %u %llu %d %d %u%n", &s->tid, &s->pid, &s->uid, &s->starttime,
+		   &s->policy, &s->prio, &s->limit, &end);
+	if (n != 7)
 		return -EBADMSG;
+	/* 7 fields, or 10 with a reservation's runtime, deadline and period;
+	 * nothing after either */
+	line += end;
+	if (sscanf(line, " %c", &extra) == 1) {
+		if (sscanf(line, "%llu %llu %llu %c", &s->runtime_ns, &s->deadline_ns,
+			   &s->period_ns, &extra) != 3)
+			return -EBADMSG;
+		n = 10;
+	}
 	if (s->tid <= 0 || s->pid <= 0 || !iso_policy_is_iso(s->policy) ||
 	    iso_check_param(s->policy, s->prio) < 0 || s->limit > 100)
 		return -EBADMSG;
+	if (n == 10) {
+		struct iso_reserve_params p = { s->runtime_ns, s->deadline_ns, s->period_ns };
+
+		if (s->deadline_ns == 0 || iso_reserve_check(&p) < 0)
+			return -EBADMSG;
+	}
 	return 0;
 }
 
@@ -191,7 +210,9 @@ static int read_all(int fd, char **buf, size_t *len)
 static bool adopt(struct isod *d, const struct state_line *s)
 {
 	struct thread_status st;
-	struct grant g;
+	struct grant g = { 0 };
+	struct iso_reserve_params dl = { s->runtime_ns, s->deadline_ns, s->period_ns };
+	uint64_t left = 0;
 	struct tracked pin;
 	char why[120];
 	int r;
@@ -240,7 +261,21 @@ static bool adopt(struct isod *d, const struct state_line *s)
 	g.limit = s->limit;
 	g.flags = 0;
 	g.pin = NULL;
+	g.dl = dl.runtime_ns ? &dl : NULL;
+	g.dl_left = &left;
 	r = isod_grant(d, &g, NULL);
+	if (r == -EBUSY && g.dl) {
+		/* the caps were lowered while isod was down: band ISO, as
+		 * where DEADLINE cannot serve (reserve.h) */
+		struct tracked *e;
+
+		log_warning("state file: thread %d's reservation is over reserve_cpu now: band ISO instead",
+			    (int)s->tid);
+		g.dl = NULL;
+		r = isod_grant(d, &g, &e);
+		if (r == 0)
+			e->dl_why = ISO_RESERVE_WHY_CAP;
+	}
 	if (r == -EPERM) {
 		/* another user's thread: not the one the entry names */
 		log_warning("%s lists thread %d for uid %u, but it belongs to another user: not touched",

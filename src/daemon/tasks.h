@@ -16,6 +16,7 @@
 #include "events.h"
 #include "iso_engine.h"
 #include "iso_percpu.h"
+#include "iso_reserve.h"
 #include "tasks_index.h"
 
 /* What the backend was last told to do with a thread, and did: kept
@@ -40,6 +41,11 @@ struct tracked {
 	int policy;    /* ISO_POLICY_ISO_RR / _ISO_FIFO */
 	int prio;      /* ISO priority 1..99 */
 	int kprio;     /* kernel priority in the band */
+	/* a declared reservation, admitted (reserve.h): runs SCHED_DEADLINE;
+	 * runtime_ns 0: none. dl_why: why one asked for could not be served
+	 * (ISO_RESERVE_WHY_*, 0: none) */
+	struct iso_reserve_params dl;
+	unsigned dl_why;
 	uint32_t flags;
 	bool recorded;  /* in the state file on disk (isod_recorded) */
 	uint64_t cpu_ns;

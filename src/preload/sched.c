@@ -138,6 +138,10 @@ int shim_sched_setattr(pid_t pid, struct sched_attr *a, unsigned flags)
 	struct setattr_ctx c = { pid, a, flags };
 	int saved = errno, policy;
 
+	/* DEADLINE: a reservation from isod where the kernel says EPERM */
+	if (a && pid >= 0 && flags == 0 && a->k.sched_policy == ISO_KSCHED_DEADLINE)
+		return shim_setattr_deadline(pid, a, &a->k);
+
 	/* Only the plain RT cases are ISO candidates: a readable attr, no
 	 * syscall flags, no flags beyond RESET_ON_FORK (KEEP_*, util
 	 * clamps, deadline flags all pass through). */

@@ -111,6 +111,10 @@ int shim_sched_get_priority_min(int policy);
 int shim_sched_setattr(pid_t pid, struct sched_attr *a, unsigned flags);
 int shim_sched_getattr(pid_t pid, struct sched_attr *a, unsigned size,
 		       unsigned flags);
+/* ---- deadline.c: sched_setattr(SCHED_DEADLINE) as a reservation ---- */
+/* a: the caller's attr, k: the same read as the kernel's layout; the
+ * libc convention (0, or -1 and errno). */
+int shim_setattr_deadline(pid_t pid, struct sched_attr *a, const struct iso_sched_attr *k);
 
 #define SHIM_EXPORT __attribute__((visibility("default")))
 

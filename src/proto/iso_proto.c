@@ -97,6 +97,15 @@ int iso_proto_encode_req(const struct iso_req *req, void *buf, size_t cap)
 		break;
 	case ISO_MSG_STRAYS:
 		break; /* no body */
+	case ISO_MSG_RESERVE:
+		PUT(&c, req->u.reserve.pid);
+		PUT(&c, req->u.reserve.tid);
+		PUT(&c, req->u.reserve.prio);
+		PUT(&c, req->u.reserve.flags);
+		PUT(&c, req->u.reserve.runtime_ns);
+		PUT(&c, req->u.reserve.deadline_ns);
+		PUT(&c, req->u.reserve.period_ns);
+		break;
 	default:
 		return -EINVAL;
 	}
@@ -153,6 +162,15 @@ int iso_proto_decode_req(const void *buf, size_t len, struct iso_req *req)
 		break;
 	case ISO_MSG_STRAYS:
 		break;
+	case ISO_MSG_RESERVE:
+		GET(&c, req->u.reserve.pid);
+		GET(&c, req->u.reserve.tid);
+		GET(&c, req->u.reserve.prio);
+		GET(&c, req->u.reserve.flags);
+		GET(&c, req->u.reserve.runtime_ns);
+		GET(&c, req->u.reserve.deadline_ns);
+		GET(&c, req->u.reserve.period_ns);
+		break;
 	default:
 		return -EOPNOTSUPP;
 	}
@@ -176,6 +194,7 @@ int iso_proto_encode_reply(const struct iso_reply *rep, void *buf, size_t cap)
 		switch (req) {
 		case ISO_MSG_SET:
 		case ISO_MSG_GET:
+		case ISO_MSG_RESERVE:
 			iso_body_put_thread(&c, &rep->thread);
 			break;
 		case ISO_MSG_STATUS:
@@ -245,6 +264,7 @@ int iso_proto_decode_reply(const void *buf, size_t len, struct iso_reply *rep)
 		switch (req) {
 		case ISO_MSG_SET:
 		case ISO_MSG_GET:
+		case ISO_MSG_RESERVE:
 			iso_body_get_thread(&c, &rep->thread);
 			break;
 		case ISO_MSG_STATUS:

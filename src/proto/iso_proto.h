@@ -31,6 +31,7 @@ enum iso_msg_type {
 	ISO_MSG_USERS = 5,  /* per-user shares: user_cpu and a page of uids' use */
 	ISO_MSG_TOP = 6,    /* all isoctl top shows: status, shares, events, threads */
 	ISO_MSG_STRAYS = 7, /* the stray auditor's counts (empty request body) */
+	ISO_MSG_RESERVE = 8, /* a declared reservation: SCHED_DEADLINE (iso_reserve.h) */
 	ISO_MSG_REPLY = 0x8000, /* or-ed onto the request type */
 };
 
@@ -66,6 +67,14 @@ struct iso_req {
 		struct {
 			uint32_t offset; /* first thread entry wanted */
 		} top;
+		struct {
+			int32_t pid;     /* as set */
+			int32_t tid;
+			int32_t prio;    /* ISO_FIFO priority where DEADLINE cannot
+					  * serve; 0: 99 */
+			uint32_t flags;  /* 0 (none defined) */
+			uint64_t runtime_ns, deadline_ns, period_ns;
+		} reserve;
 	} u;
 };
 
@@ -74,7 +83,7 @@ struct iso_reply {
 	uint32_t seq;
 	int32_t err;   /* 0 or -errno */
 	char text[ISO_PROTO_TEXT_MAX + 1];
-	/* SET, GET: */
+	/* SET, GET, RESERVE: */
 	struct iso_thread_info thread;
 	/* STATUS, TUNE: */
 	struct iso_status_info status;

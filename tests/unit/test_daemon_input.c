@@ -155,6 +155,23 @@ static void test_state_line(void **state)
 	assert_int_equal(statefile_parse_line("100 99 1000 12345 4 50 0 x\n", &s), -EBADMSG);
 	assert_int_equal(statefile_parse_line("100 99 1000\n", &s), -EBADMSG);
 	assert_int_equal(statefile_parse_line("-1 99 1000 12345 4 50 0\n", &s), -EBADMSG);
+	/* a reservation's runtime, deadline, period (reserve.h) */
+	assert_int_equal(statefile_parse_line("100 99 1000 12345 261 99 0 1000000 5333000 5333000\n",
+					      &s), 0);
+	assert_true(s.runtime_ns == 1000000 && s.deadline_ns == 5333000 && s.period_ns == 5333000);
+	assert_int_equal(statefile_parse_line("100 99 1000 12345 261 99 0\n", &s), 0);
+	assert_true(s.runtime_ns == 0 && s.period_ns == 0);
+	/* two of three, junk after, runtime over the deadline, a 50 us period */
+	assert_int_equal(statefile_parse_line("100 99 1000 12345 261 99 0 1000000 5333000\n", &s),
+			 -EBADMSG);
+	assert_int_equal(statefile_parse_line("100 99 1000 12345 261 99 0 1000 5333000 5333000 x\n",
+					      &s), -EBADMSG);
+	assert_int_equal(statefile_parse_line("100 99 1000 12345 261 99 0 6000000 5333000 5333000\n",
+					      &s), -EBADMSG);
+	assert_int_equal(statefile_parse_line("100 99 1000 12345 261 99 0 10000 50000 50000\n", &s),
+			 -EBADMSG);
+	assert_int_equal(statefile_parse_line("100 99 1000 12345 261 99 0 0 5333000 5333000\n", &s),
+			 -EBADMSG);
 }
 
 static void test_state_record(void **state)

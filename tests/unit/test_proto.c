@@ -1,5 +1,6 @@
 /* Wire protocol: round trips, and every malformed input rejected. */
 #include <errno.h>
+#include <stdio.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -308,12 +309,65 @@ static void test_strays(void **state)
 	assert_int_equal(rout.err, -EOPNOTSUPP);
 }
 
+/* RESERVE: pid, tid, prio, flags and three 64-bit times; every
+ * truncation and a trailing byte are malformed; the reply is SET's. */
+static void test_reserve(void **state)
+{
+	unsigned char buf[512];
+	struct iso_req in = { .type = ISO_MSG_RESERVE, .seq = 11 }, out;
+	struct iso_reply rin = { .type = ISO_MSG_RESERVE | ISO_MSG_REPLY, .seq = 12 }, rout;
+	int n;
+	(void)state;
+	in.u.reserve.pid = 0;
+	in.u.reserve.tid = 4242;
+	in.u.reserve.prio = 80;
+	in.u.reserve.runtime_ns = 1000000;
+	in.u.reserve.deadline_ns = 5333000;
+	in.u.reserve.period_ns = 5333333;
+	n = iso_proto_encode_req(&in, buf, sizeof(buf));
+	assert_int_equal(n, ISO_PROTO_HDR_LEN + 16 + 24);
+	assert_int_equal(iso_proto_decode_req(buf, (size_t)n, &out), 0);
+	assert_int_equal(out.type, ISO_MSG_RESERVE);
+	assert_int_equal(out.u.reserve.tid, 4242);
+	assert_int_equal(out.u.reserve.prio, 80);
+	assert_int_equal(out.u.reserve.runtime_ns, 1000000);
+	assert_int_equal(out.u.reserve.deadline_ns, 5333000);
+	assert_int_equal(out.u.reserve.period_ns, 5333333);
+	for (int len = 0; len < n; len++) {
+		uint32_t l = (uint32_t)len;
+
+		if (len >= 12)
+			memcpy(buf + 8, &l, sizeof(l));
+		assert_true(iso_proto_decode_req(buf, (size_t)len, &out) < 0);
+	}
+	{
+		uint32_t l = (uint32_t)n + 1;
+
+		n = iso_proto_encode_req(&in, buf, sizeof(buf));
+		buf[n] = 0;
+		memcpy(buf + 8, &l, sizeof(l));
+		assert_int_equal(iso_proto_decode_req(buf, l, &out), -EBADMSG);
+	}
+	rin.thread.tid = 4242;
+	rin.thread.kernel_policy = 6;
+	rin.thread.flags = ISO_THREAD_RESERVED;
+	snprintf(rin.text, sizeof(rin.text), "reserved");
+	n = iso_proto_encode_reply(&rin, buf, sizeof(buf));
+	assert_true(n > 0);
+	assert_int_equal(iso_proto_decode_reply(buf, (size_t)n, &rout), 0);
+	assert_int_equal(rout.thread.tid, 4242);
+	assert_int_equal(rout.thread.kernel_policy, 6);
+	assert_int_equal(rout.thread.flags, ISO_THREAD_RESERVED);
+	assert_string_equal(rout.text, "reserved");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_user_shares),
 		cmocka_unit_test(test_top),
 		cmocka_unit_test(test_strays),
+		cmocka_unit_test(test_reserve),
 		cmocka_unit_test(test_request_roundtrip),
 		cmocka_unit_test(test_request_malformed),
 		cmocka_unit_test(test_reply_roundtrip),
