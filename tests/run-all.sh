@@ -7,8 +7,8 @@
 #   host   — the builds the host tests need and the tests themselves, one
 #            after another (the integration tests are never parallel:
 #            several look at every thread of the machine):
-#            gcc (-O2, BPF): unit, preload, bench, install, the long
-#              hardening tests; the 'timing' tests confined as the unit;
+#            gcc (-O2, BPF): unit, preload, bench, install, reserve, the
+#              long hardening tests; the 'timing' tests confined as the unit;
 #              the unit tests under valgrind;
 #            ASan/UBSan (BPF): the unit tests, and the daemon, escape,
 #              hardening and rtkit suites with isod confined exactly as
@@ -157,8 +157,9 @@ if [ $gcc_ok = yes ]; then
 	mtest "unit tests (gcc)" "$out/gcc" --suite unit --num-processes 2
 	# the long hardening tests (scale, soak, fault_churn) measure isod,
 	# not a sanitizer: here, once
-	mtest "preload, bench, install and long hardening tests (gcc)" "$out/gcc" \
-		--suite preload --suite bench --suite install --suite long --suite rtkit-compare --no-suite timing
+	mtest "preload, bench, install, reserve and long hardening tests (gcc)" "$out/gcc" \
+		--suite preload --suite bench --suite install --suite reserve --suite long \
+		--suite rtkit-compare --no-suite timing
 	# CPU shares and reaction times, on the optimised build, isod
 	# confined as the unit
 	mtest "timing tests, isod confined as the unit (gcc)" "$out/gcc" --setup unit --suite timing
