@@ -8,6 +8,8 @@
  * Lines on stdout, each written after the state it reports:
  *   ready rate R period N   after 50 cycles ran (the graph drives it)
  *   hung                    the callback entered its endless spin
+ *   at T cycles C late L    once a second (T: seconds since start): a
+ *                           healthy client's progress while another hangs
  *   cycles C late L         at exit (SIGTERM/SIGINT or --seconds), L the
  *                           cycles that did not finish their work within
  *                           their period
@@ -144,7 +146,14 @@ int main(int argc, char **argv)
 	}
 	uint64_t end = now_ns() + (uint64_t)(seconds * 1e9);
 	bool said = false;
+	uint64_t t_start = now_ns(), next_tick = t_start + 1000000000u;
 	while (!atomic_load(&g.stop) && now_ns() < end) {
+		if (now_ns() >= next_tick) {
+			printf("at %.0f cycles %llu late %llu\n", (double)(next_tick - t_start) / 1e9,
+			       (unsigned long long)atomic_load(&g.cycles),
+			       (unsigned long long)atomic_load(&g.late));
+			next_tick += 1000000000u;
+		}
 		if (!said && atomic_load(&g.cycles) >= 50) {
 			printf("ready rate %u period %u\n", (unsigned)jack_get_sample_rate(g.client),
 			       (unsigned)jack_get_buffer_size(g.client));
