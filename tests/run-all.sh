@@ -146,7 +146,8 @@ fuzz_all() {
 # 0; status 1 when it can
 desktop_missing() {
 	local c
-	for c in pipewire wireplumber pipewire-pulse pw-jack pw-play pw-dump pw-metadata paplay; do
+	for c in pipewire wireplumber pipewire-pulse pw-jack pw-play pw-dump pw-metadata paplay \
+		gamemoded /usr/games/gamemoderun; do
 		if ! command -v "$c" >/dev/null; then
 			echo "$c is missing (scripts/install-deps.sh)"
 			return 0

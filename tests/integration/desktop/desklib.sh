@@ -18,11 +18,16 @@ desk_need() {
 	[ "${CI:-}" = true ] && fail "cannot run under CI: $*"
 	skip "$*"
 }
-for c in pipewire wireplumber pipewire-pulse pw-jack pw-play pw-dump pw-metadata paplay; do
-	command -v "$c" >/dev/null ||
-		desk_need "$c is missing (apt-get install pipewire pipewire-bin pipewire-jack pipewire-pulse wireplumber pulseaudio-utils: scripts/install-deps.sh)"
-done
-[ -n "${JACK_LOAD:-}" ] || desk_need "jack_load not built: the JACK headers are missing (apt-get install libjack-jackd2-dev)"
+# desk_check_audio: PipeWire and its clients are installed, the JACK
+# client built
+desk_check_audio() {
+	local c
+	for c in pipewire wireplumber pipewire-pulse pw-jack pw-play pw-dump pw-metadata paplay; do
+		command -v "$c" >/dev/null ||
+			desk_need "$c is missing (apt-get install pipewire pipewire-bin pipewire-jack pipewire-pulse wireplumber pulseaudio-utils: scripts/install-deps.sh)"
+	done
+	[ -n "${JACK_LOAD:-}" ] || desk_need "jack_load not built: the JACK headers are missing (apt-get install libjack-jackd2-dev)"
+}
 
 DESK_X=$ISO_TMP/xdg
 DESK_PIDS=()
@@ -51,12 +56,30 @@ wait_path() {
 	return 1
 }
 
-# desk_start [quantum]: isod with --rtkit, the session bus, pipewire,
-# wireplumber, pipewire-pulse; returns when all of them answer. PW_PID,
-# WP_PID, PULSE_PID are theirs.
-desk_start() {
+# desk_session: isod with --rtkit (on the private system bus), the
+# private session bus as nobody, and DESK_ENV: the environment of a
+# desktop session of nobody, the only one its programs see
+desk_session() {
 	start_rtkit_isod
-	mkdir -p "$DESK_X" "$ISO_TMP/cfg/pipewire/pipewire.conf.d" "$ISO_TMP/home"
+	mkdir -p "$DESK_X" "$ISO_TMP/cfg" "$ISO_TMP/home"
+	chown -R nobody:nogroup "$DESK_X" "$ISO_TMP/cfg" "$ISO_TMP/home"
+	chmod 700 "$DESK_X"
+	DESK_ENV=(env -i PATH=/usr/bin:/bin:/usr/games HOME="$ISO_TMP/home" XDG_RUNTIME_DIR="$DESK_X"
+		XDG_CONFIG_HOME="$ISO_TMP/cfg" XDG_STATE_HOME="$ISO_TMP/home/state"
+		XDG_DATA_HOME="$ISO_TMP/home/data" XDG_CACHE_HOME="$ISO_TMP/home/cache"
+		DBUS_SYSTEM_BUS_ADDRESS="$DBUS_SYSTEM_BUS_ADDRESS"
+		DBUS_SESSION_BUS_ADDRESS="unix:path=$DESK_X/bus"
+		PULSE_SERVER="unix:$DESK_X/pulse/native" LANG=C.UTF-8)
+	desk_bg session-bus dbus-daemon --session --address="unix:path=$DESK_X/bus" --nofork --nosyslog
+	wait_path "$DESK_X/bus" || fail "the session bus did not start: $(cat "$ISO_TMP/session-bus.log")"
+}
+
+# desk_start: desk_session, then pipewire, wireplumber, pipewire-pulse;
+# returns when all of them answer. PW_PID, WP_PID, PULSE_PID are theirs.
+desk_start() {
+	desk_check_audio
+	desk_session
+	mkdir -p "$ISO_TMP/cfg/pipewire/pipewire.conf.d"
 	cat >"$ISO_TMP/cfg/pipewire/pipewire.conf.d/isotest.conf" <<'CONF'
 context.properties = { default.clock.rate = 48000 default.clock.allowed-rates = [ 48000 ] }
 context.objects = [
@@ -67,16 +90,7 @@ context.objects = [
              node.driver = true priority.driver = 30000 priority.session = 30000 } }
 ]
 CONF
-	chown -R nobody:nogroup "$DESK_X" "$ISO_TMP/cfg" "$ISO_TMP/home"
-	chmod 700 "$DESK_X"
-	DESK_ENV=(env -i PATH=/usr/bin:/bin HOME="$ISO_TMP/home" XDG_RUNTIME_DIR="$DESK_X"
-		XDG_CONFIG_HOME="$ISO_TMP/cfg" XDG_STATE_HOME="$ISO_TMP/home/state"
-		XDG_DATA_HOME="$ISO_TMP/home/data" XDG_CACHE_HOME="$ISO_TMP/home/cache"
-		DBUS_SYSTEM_BUS_ADDRESS="$DBUS_SYSTEM_BUS_ADDRESS"
-		DBUS_SESSION_BUS_ADDRESS="unix:path=$DESK_X/bus"
-		PULSE_SERVER="unix:$DESK_X/pulse/native" LANG=C.UTF-8)
-	desk_bg session-bus dbus-daemon --session --address="unix:path=$DESK_X/bus" --nofork --nosyslog
-	wait_path "$DESK_X/bus" || fail "the session bus did not start: $(cat "$ISO_TMP/session-bus.log")"
+	chown -R nobody:nogroup "$ISO_TMP/cfg"
 	# mod.rt at debug level: what PipeWire read from RealtimeKit1 and did
 	desk_bg pipewire env PIPEWIRE_DEBUG="mod.rt:5,W" pipewire
 	PW_PID=$DESK_LAST

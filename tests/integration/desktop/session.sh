@@ -17,6 +17,7 @@ make_wav "$ISO_TMP/tone.wav" 30
 # --- PipeWire itself: its data thread, and what it read -------------------
 assert_iso_in_band pipewire "$PW_PID"
 assert_rt_props_read pipewire
+assert_iso_in_band wireplumber "$WP_PID"
 assert_iso_in_band pipewire-pulse "$PULSE_PID"
 assert_rt_props_read pipewire-pulse
 # what PipeWire set from them, as the kernel has it: RLIMIT_RTTIME
