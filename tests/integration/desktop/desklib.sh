@@ -32,16 +32,25 @@ desk_check_audio() {
 DESK_X=$ISO_TMP/xdg
 DESK_PIDS=()
 DESK_ENV=()
+# DESK_RT: who gives the session real time (xruns.sh compares them):
+#   isod    isod --rtkit on the private system bus (the tests' case)
+#   rtkit   Debian's rtkit-daemon ($RTKIT_DAEMON) there, fake_polkit
+#           allowing its actions; no isod on the bus
+#   none    nobody answers RealtimeKit1: no RT at all
+#   rlimit  the session runs with RLIMIT_RTPRIO 95 (the audio group's
+#           limits.conf): PipeWire sets SCHED_FIFO itself, the reference
+DESK_RT=${DESK_RT:-isod}
+DESK_LIMIT=()
 
 # nobody_env CMD...: CMD as nobody in the session's environment, and only it
-nobody_env() { "${AS_NOBODY[@]}" "${DESK_ENV[@]}" "$@"; }
+nobody_env() { "${DESK_LIMIT[@]}" "${AS_NOBODY[@]}" "${DESK_ENV[@]}" "$@"; }
 
 # desk_bg NAME CMD...: CMD as nobody in the background, its output in
 # $ISO_TMP/NAME.log; DESK_LAST is its pid
 desk_bg() {
 	local name=$1
 	shift
-	"${AS_NOBODY[@]}" "${DESK_ENV[@]}" "$@" >"$ISO_TMP/$name.log" 2>&1 &
+	"${DESK_LIMIT[@]}" "${AS_NOBODY[@]}" "${DESK_ENV[@]}" "$@" >"$ISO_TMP/$name.log" 2>&1 &
 	DESK_LAST=$!
 	DESK_PIDS+=("$DESK_LAST")
 }
@@ -60,7 +69,23 @@ wait_path() {
 # private session bus as nobody, and DESK_ENV: the environment of a
 # desktop session of nobody, the only one its programs see
 desk_session() {
-	start_rtkit_isod
+	case "$DESK_RT" in
+	isod) start_rtkit_isod;;
+	rtkit)
+		[ -x "${RTKIT_DAEMON:-}" ] || skip "RTKIT_DAEMON (an rtkit-daemon binary) not given"
+		start_bus
+		bg "$FAKE_POLKIT" 'org.freedesktop.RealtimeKit1.acquire-real-time:*' \
+			'org.freedesktop.RealtimeKit1.acquire-high-priority:*' >"$ISO_TMP/pk.out" 2>&1
+		wait_file_lines "$ISO_TMP/pk.out" ready 1 || fail "fake_polkit did not start"
+		# as compare.sh runs it (its stderr must be a pipe)
+		"$RTKIT_DAEMON" --stderr --no-drop-privileges --no-chroot \
+			2> >(cat >"$ISO_TMP/rtkit.log") &
+		ISO_CHILDREN+=($!)
+		wait_rtkit;;
+	none) start_bus;;
+	rlimit) start_bus; DESK_LIMIT=(prlimit --rtprio=95:95 --);;
+	*) fail "DESK_RT=$DESK_RT: isod, rtkit, none or rlimit";;
+	esac
 	mkdir -p "$DESK_X" "$ISO_TMP/cfg" "$ISO_TMP/home"
 	chown -R nobody:nogroup "$DESK_X" "$ISO_TMP/cfg" "$ISO_TMP/home"
 	chmod 700 "$DESK_X"
