@@ -147,7 +147,7 @@ fuzz_all() {
 desktop_missing() {
 	local c
 	for c in pipewire wireplumber pipewire-pulse pw-jack pw-play pw-dump pw-metadata paplay \
-		gamemoded /usr/games/gamemoderun; do
+		gamemoded /usr/games/gamemoderun /usr/libexec/xdg-desktop-portal bwrap; do
 		if ! command -v "$c" >/dev/null; then
 			echo "$c is missing (scripts/install-deps.sh)"
 			return 0
