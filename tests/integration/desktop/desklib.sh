@@ -42,17 +42,16 @@ DESK_ENV=()
 #           reference (RLIMIT_RTPRIO cannot be raised in the test VM's
 #           container: no CAP_SYS_RESOURCE)
 DESK_RT=${DESK_RT:-isod}
-DESK_LIMIT=() # a wrapper before setpriv (none used today)
 
 # nobody_env CMD...: CMD as nobody in the session's environment, and only it
-nobody_env() { "${DESK_LIMIT[@]}" "${AS_NOBODY[@]}" "${DESK_ENV[@]}" "$@"; }
+nobody_env() { "${AS_NOBODY[@]}" "${DESK_ENV[@]}" "$@"; }
 
 # desk_bg NAME CMD...: CMD as nobody in the background, its output in
 # $ISO_TMP/NAME.log; DESK_LAST is its pid
 desk_bg() {
 	local name=$1
 	shift
-	"${DESK_LIMIT[@]}" "${AS_NOBODY[@]}" "${DESK_ENV[@]}" "$@" >"$ISO_TMP/$name.log" 2>&1 &
+	"${AS_NOBODY[@]}" "${DESK_ENV[@]}" "$@" >"$ISO_TMP/$name.log" 2>&1 &
 	DESK_LAST=$!
 	DESK_PIDS+=("$DESK_LAST")
 }
@@ -67,9 +66,10 @@ wait_path() {
 	return 1
 }
 
-# desk_session: isod with --rtkit (on the private system bus), the
-# private session bus as nobody, and DESK_ENV: the environment of a
-# desktop session of nobody, the only one its programs see
+# desk_session: isod with --rtkit (or DESK_RT's other source of RT) on
+# the private system bus, the private session bus as nobody, and
+# DESK_ENV: the environment of a desktop session of nobody, the only one
+# its programs see
 desk_session() {
 	case "$DESK_RT" in
 	isod) start_rtkit_isod;;

@@ -9,6 +9,7 @@
 # tracked by isod, and gamemoded logs no failure. A game that spins
 # without a break is demoted by the burst guard, and not killed. All as
 # nobody on a private session bus (desklib.sh).
+DESK_RT=isod # what this test checks is isod's
 source "$SRC_ROOT/tests/integration/desktop/desklib.sh"
 for c in gamemoded gamemoderun; do
 	PATH=$PATH:/usr/games command -v "$c" >/dev/null ||

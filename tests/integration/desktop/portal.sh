@@ -12,6 +12,7 @@
 # namespace) asked for through the same portal is refused and unchanged
 # (the portal cannot map a process it may not inspect; isod's own check
 # of the same call is tests/integration/rtkit/portal.sh's).
+DESK_RT=isod # what this test checks is isod's
 source "$SRC_ROOT/tests/integration/desktop/desklib.sh"
 XDP=/usr/libexec/xdg-desktop-portal
 [ -x "$XDP" ] || desk_need "xdg-desktop-portal is missing (apt-get install xdg-desktop-portal: scripts/install-deps.sh)"

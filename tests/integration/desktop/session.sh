@@ -9,6 +9,7 @@
 # limits from them without a complaint; nothing is killed; after the
 # session ends nothing stays RT and isod tracks nothing (lib.sh's auditor
 # runs at the end too).
+DESK_RT=isod # what this test checks is isod's
 source "$SRC_ROOT/tests/integration/desktop/desklib.sh"
 desk_start
 desk_quantum 256
