@@ -140,7 +140,7 @@ CONF
 # in a running graph: the most CPU time over a 0.3 s window, a
 # measurement, not a wait) becomes SCHED_FIFO 88 by root's hand
 desk_root_fifo() {
-	local t best= most=-1 ran
+	local t best='' most=-1 ran
 	declare -A before
 	for t in /proc/"$1"/task/*; do
 		read -r ran _ <"$t/schedstat" 2>/dev/null && before[${t##*/}]=$ran
