@@ -8,7 +8,8 @@
 #            after another (the integration tests are never parallel:
 #            several look at every thread of the machine):
 #            gcc (-O2, BPF): unit, preload, bench, install, reserve, the
-#              long hardening tests; the 'timing' tests confined as the unit;
+#              long hardening tests; the desktop suite (a PipeWire session)
+#              and the 'timing' tests confined as the unit;
 #              the unit tests under valgrind;
 #            ASan/UBSan (BPF): the unit tests, and the daemon, escape,
 #              hardening and rtkit suites with isod confined exactly as
@@ -140,6 +141,25 @@ fuzz_all() {
 	fi
 }
 
+# desktop_missing BUILDDIR: print why the desktop suite cannot run here
+# (a program or the JACK client missing: scripts/install-deps.sh), status
+# 0; status 1 when it can
+desktop_missing() {
+	local c
+	for c in pipewire wireplumber pipewire-pulse pw-jack pw-play pw-dump pw-metadata paplay \
+		gamemoded /usr/games/gamemoderun /usr/libexec/xdg-desktop-portal bwrap; do
+		if ! command -v "$c" >/dev/null; then
+			echo "$c is missing (scripts/install-deps.sh)"
+			return 0
+		fi
+	done
+	if [ ! -x "$1/tests/integration/desktop/jack_load" ]; then
+		echo "the JACK client was not built: libjack-jackd2-dev is missing (scripts/install-deps.sh)"
+		return 0
+	fi
+	return 1
+}
+
 # ---- the host lane ----
 # the gcc build: -O2 as the packages build it, with the BPF accounting
 # (libbpf-dev, bpftool and clang from install-deps.sh, the kernel's BTF)
@@ -160,6 +180,15 @@ if [ $gcc_ok = yes ]; then
 	mtest "preload, bench, install, reserve and long hardening tests (gcc)" "$out/gcc" \
 		--suite preload --suite bench --suite install --suite reserve --suite long \
 		--suite rtkit-compare --no-suite timing
+	# the desktop audio stack for real (tests/integration/desktop, issue
+	# 31): PipeWire, WirePlumber, pipewire-jack and pipewire-pulse as
+	# nobody against isod's RealtimeKit1 face, isod confined as the unit
+	if desktop_why=$(desktop_missing "$out/gcc"); then
+		unavailable "desktop suite (PipeWire, JACK, Pulse clients)" "$desktop_why"
+	else
+		mtest "desktop suite: PipeWire session, isod confined as the unit (gcc)" "$out/gcc" \
+			--setup unit --suite desktop
+	fi
 	# CPU shares and reaction times, on the optimised build, isod
 	# confined as the unit
 	mtest "timing tests, isod confined as the unit (gcc)" "$out/gcc" --setup unit --suite timing

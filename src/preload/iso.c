@@ -21,11 +21,26 @@ bool shim_policy_wants_iso(int policy)
 	       base == SHIM_SCHED_ISO_RR;
 }
 
+int shim_iso_prio(int policy, int prio)
+{
+	/* Policy 4 at priority 0 is the form of the -ck, MuQSS and PDS
+	 * kernels that still ship SCHED_ISO (gamemode's softrealtime asks
+	 * so for a game): there an ISO task ranks above every normal task
+	 * and below every real-time one. The lowest ISO priority keeps
+	 * that order among isod's grants: the bottom of the band, under
+	 * every audio thread (docs/semantics.md, rule 4a). */
+	if ((policy & ~SCHED_RESET_ON_FORK) == SHIM_SCHED_ISO_RR && prio == 0)
+		return ISO_KPRIO_MIN;
+	if (prio < ISO_KPRIO_MIN || prio > ISO_KPRIO_MAX)
+		return -1;
+	return prio;
+}
+
 bool shim_should_ask(int err, int policy, int prio)
 {
 	int base = policy & ~SCHED_RESET_ON_FORK;
 
-	if (prio < ISO_KPRIO_MIN || prio > ISO_KPRIO_MAX)
+	if (shim_iso_prio(policy, prio) < 0)
 		return false;
 	if (base == SCHED_FIFO || base == SCHED_RR)
 		return err == EPERM; /* lack of privilege */
@@ -38,8 +53,10 @@ int shim_ask(pid_t tid, int policy, int prio)
 {
 	int saved = errno, r;
 
-	/* ISO_SCHED_FIFO/RR/ISO_RR are the kernel's numbers 1, 2 and 4. */
-	r = iso_set_thread(tid, policy & ~SCHED_RESET_ON_FORK, prio, 0, NULL);
+	/* ISO_SCHED_FIFO/RR/ISO_RR are the kernel's numbers 1, 2 and 4; the
+	 * table keeps the priority as asked (0 for policy 4 is shown as 0) */
+	r = iso_set_thread(tid, policy & ~SCHED_RESET_ON_FORK,
+			   shim_iso_prio(policy, prio), 0, NULL);
 	if (r == 0)
 		shim_table_set(tid, policy, prio);
 	errno = saved;
@@ -128,8 +145,9 @@ int shim_set_policy(pid_t tid, int policy, int prio, shim_apply_fn apply,
 		/* Already ISO through us: a new RT request only changes the
 		 * ISO policy/priority (the kernel would accept some of them,
 		 * e.g. lowering an RT priority, and leave the band). */
-		if (shim_policy_wants_iso(policy) && prio >= ISO_KPRIO_MIN &&
-		    prio <= ISO_KPRIO_MAX && shim_ask(tid, policy, prio) == 0)
+		if (shim_policy_wants_iso(policy) &&
+		    shim_iso_prio(policy, prio) >= 0 &&
+		    shim_ask(tid, policy, prio) == 0)
 			return 0;
 		/* Leaving ISO: isod must not restore it afterwards. */
 		if (!shim_policy_wants_iso(policy)) {
@@ -179,7 +197,7 @@ int shim_set_prio(pid_t tid, int prio, shim_apply_fn apply,
 	if (tid <= 0)
 		return apply(ctx, 0);
 	if (shim_known(tid, &req)) {
-		if (prio < ISO_KPRIO_MIN || prio > ISO_KPRIO_MAX)
+		if (shim_iso_prio(req.policy, prio) < 0)
 			return EINVAL; /* as for any RT thread */
 		if (shim_ask(tid, req.policy, prio) == 0)
 			return 0;

@@ -69,6 +69,11 @@ bool shim_table_residue(pid_t tid);
 pid_t shim_tid(pid_t pid);
 /* FIFO, RR or ISO_RR (flags masked)? */
 bool shim_policy_wants_iso(int policy);
+/* The ISO priority isod is asked for when a program asks for policy
+ * (flags included) at prio: prio itself for 1..99, 1 for policy 4 at 0
+ * (the -ck/MuQSS/PDS form: ISO below every other ISO thread); -1 when
+ * the request is not one for isod. */
+int shim_iso_prio(int policy, int prio);
 /* Should a failed real call with error err for policy (flags included)
  * and priority prio be retried through isod? */
 bool shim_should_ask(int err, int policy, int prio);
