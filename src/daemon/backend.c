@@ -3,7 +3,6 @@
 
 #include <errno.h>
 #include <stdatomic.h>
-#include <strings.h>
 
 #include "backend_scx.h"
 
@@ -19,24 +18,6 @@ void backend_set_dry_run(bool dry)
 bool backend_dry_run(void)
 {
 	return atomic_load(&dry_run);
-}
-
-int backend_parse(const char *s, enum backend_kind *out)
-{
-	if (!strcasecmp(s, "auto"))
-		*out = BACKEND_AUTO;
-	else if (!strcasecmp(s, "kernel-rt"))
-		*out = BACKEND_KERNEL_RT;
-	else if (!strcasecmp(s, "scx"))
-		*out = BACKEND_SCX;
-	else
-		return -EINVAL;
-	return 0;
-}
-
-const char *backend_kind_name(enum backend_kind k)
-{
-	return k == BACKEND_AUTO ? "auto" : k == BACKEND_SCX ? "scx" : "kernel-rt";
 }
 
 const struct backend *backend_current(void)

@@ -23,6 +23,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "config_kind.h"
+
 /* What a grant asks of the scheduler. */
 struct backend_grant {
 	bool fifo;      /* ISO_FIFO, else ISO_RR */
@@ -68,11 +70,7 @@ struct backend {
 extern const struct backend backend_kernel_rt; /* backend_rt.c */
 extern const struct backend backend_scx;       /* backend_scx.c */
 
-enum backend_kind { BACKEND_AUTO, BACKEND_KERNEL_RT, BACKEND_SCX };
 #define BACKEND_PIN_DIR_MAX 200
-
-int backend_parse(const char *s, enum backend_kind *out);
-const char *backend_kind_name(enum backend_kind k);
 
 /* The backend in use now. */
 const struct backend *backend_current(void);
