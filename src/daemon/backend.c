@@ -2,23 +2,8 @@
 #include "backend.h"
 
 #include <errno.h>
-#include <stdatomic.h>
 
 #include "backend_scx.h"
-
-/* Set once at start-up, before any thread; read by every system call
- * the backends make (process-wide like the kernel state they change). */
-static atomic_bool dry_run;
-
-void backend_set_dry_run(bool dry)
-{
-	atomic_store(&dry_run, dry);
-}
-
-bool backend_dry_run(void)
-{
-	return atomic_load(&dry_run);
-}
 
 const struct backend *backend_current(void)
 {
@@ -49,4 +34,16 @@ bool backend_may_switch(void)
 void backend_close(void)
 {
 	scx_close();
+}
+
+/* Here, where both backends are known: the kernel's policy back to normal,
+ * and scx_iso's mark cleared, whichever was in use. */
+int backend_demote_signal_safe(pid_t tid)
+{
+	int saved = errno, r = backend_kernel_rt.demote(tid);
+
+	if (!backend_dry_run())
+		(void)scx_clear_signal_safe(tid);
+	errno = saved;
+	return r;
 }

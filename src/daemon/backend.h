@@ -96,7 +96,8 @@ bool backend_probe(void);
 /* Release what the backends hold (map descriptors). */
 void backend_close(void);
 /* No system call changes anything; every grant and demotion succeeds
- * (tests without privilege). Kernel RT is used throughout. */
+ * (the flag is backend_rt.c's, whose system calls read it)
+ * for tests without privilege. Kernel RT is used throughout. */
 void backend_set_dry_run(bool dry);
 bool backend_dry_run(void);
 
