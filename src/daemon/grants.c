@@ -13,7 +13,7 @@
 #include "charge.h"
 #include "iso_band.h"
 #include "iso_policy.h"
-#include "forkwatch.h"
+#include "proc_conn.h"
 #include "leave.h"
 #include "log.h"
 #include "schedule.h"
@@ -246,6 +246,17 @@ int isod_recorded_keys(struct isod *d, const struct state_key *keys, unsigned n,
 	return undone;
 }
 
+void isod_commit_end(struct isod *d, enum state_commit how, bool ok)
+{
+	const struct state_batch *w = &d->state.writing;
+
+	if (how == STATE_REWRITE)
+		(void)isod_recorded(d, ok);
+	else
+		(void)isod_recorded_keys(d, w->grants, w->ngrants, ok);
+	statefile_end(d);
+}
+
 int isod_release(struct isod *d, pid_t tid)
 {
 	struct tracked *e = tasks_find(&d->tasks, tid);
@@ -337,49 +348,4 @@ int isod_verify(struct isod *d, bool full)
 		n++;
 	}
 	return n;
-}
-
-void isod_thread_info(const struct isod *d, const struct tracked *e,
-		      struct iso_thread_info *o)
-{
-	const struct backend *b = backend_current();
-	struct backend_thread k = { .policy = -1 };
-	/* what it runs as, not the decision (they differ while a change
-	 * waits for a retry, or after the watchdog) */
-	bool demoted = e->applied == APPLIED_OTHER;
-
-	(void)d;
-	memset(o, 0, sizeof(*o));
-	o->tid = e->tid;
-	o->pid = e->pid;
-	o->uid = e->uid;
-	o->policy = e->policy;
-	o->prio = e->prio;
-	o->limit = (int32_t)e->core.limit;
-	o->cpu_ns = e->cpu_ns;
-	(void)b->query(e->tid, &k);
-	/* a backend that owns the budget demotes by itself, per CPU (and
-	 * isod only for the burst guard, which unmarks the thread) */
-	if (b->owns_budget)
-		demoted = !k.iso;
-	o->flags = e->flags | (demoted ? ISO_THREAD_DEMOTED : 0);
-	o->kernel_policy = k.policy;
-	o->kernel_prio = k.prio;
-	o->user_prio = demoted ? iso_user_prio(ISO_POLICY_NORMAL, 0, k.nice)
-				       : iso_user_prio(e->policy, e->prio, k.nice);
-}
-
-void isod_status_info(const struct isod *d, struct iso_status_info *o)
-{
-	memset(o, 0, sizeof(*o));
-	o->iso_cpu = d->engine.tun.iso_cpu;
-	o->iso_period_s = d->engine.tun.iso_period_s;
-	o->band_lo = d->cfg.band.lo;
-	o->band_hi = d->cfg.band.hi;
-	o->usage_milli = (uint32_t)(iso_engine_usage(&d->engine) * 1000.0);
-	/* the stall cap demotes every ISO thread as the budget does */
-	o->refractory = iso_engine_refractory(&d->engine) || iso_engine_stalled(&d->engine);
-	o->ncpus = d->engine.ncpus;
-	o->sample_us = d->cfg.sample_ms * 1000;
-	o->total = (uint32_t)d->tasks.used;
 }

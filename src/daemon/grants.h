@@ -7,6 +7,7 @@
 
 #include "backend.h"
 #include "isod.h"
+#include "info.h" /* isod_thread_info, isod_status_info */
 
 /* A grant request after authorization: ids are isod's own. */
 struct grant {
@@ -57,10 +58,11 @@ int isod_recorded(struct isod *d, bool ok);
 /* The same for the grants of one appended batch only (statefile.h):
  * O(batch), not O(threads). */
 int isod_recorded_keys(struct isod *d, const struct state_key *keys, unsigned n, bool ok);
+/* The end of a group commit (statefile.h) that wrote (ok) or could not
+ * write what statefile_begin took: the grants in it marked recorded, or
+ * undone; then the batch is dropped (statefile_end). */
+void isod_commit_end(struct isod *d, enum state_commit how, bool ok);
 void isod_demote_all(struct isod *d);
-void isod_thread_info(const struct isod *d, const struct tracked *e,
-		      struct iso_thread_info *out);
-void isod_status_info(const struct isod *d, struct iso_status_info *out);
 
 /* For police.c, the enforcer's reconciliation: what e's scheduler should
  * have now on backend b (the engine's decision, except that a backend

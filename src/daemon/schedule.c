@@ -6,39 +6,9 @@
 #include "schedule.h"
 
 #include <time.h>
-#include <unistd.h>
 
 #include "accounting_bpf.h"
-#include "backend.h"
-#include "grants.h"
 #include "iso_plan.h"
-#include "log.h"
-
-/* The BPF accounting's reports (its waker thread, d->lock not held): a
- * tracked thread ran while isod slept armed (plan again: its look is due),
- * or one exits (forget it now, no /proc read: the kernel said so, for the
- * thread with that start time, so a reused TID is not taken for it). */
-static void on_acct_event(void *ctx, const struct acct_event *ev)
-{
-	static long hz; /* sysconf's, read once (the waker thread only) */
-	struct isod *d = ctx;
-	struct tracked *e;
-
-	if (!hz)
-		hz = sysconf(_SC_CLK_TCK);
-	pthread_mutex_lock(&d->lock);
-	if (ev->kind == ACCT_EV_EXIT) {
-		e = tasks_find(&d->tasks, (pid_t)ev->tid);
-		if (e && (size_t)(e - d->tasks.t) == ev->slot &&
-		    e->starttime == acct_start_ticks(ev->start_ns, hz)) {
-			log_debug("thread %d exited (the kernel's report)", (int)e->tid);
-			isod_forget(d, e);
-			atomic_store(&d->state_dirty, true);
-		}
-	}
-	isod_replan(d);
-	pthread_mutex_unlock(&d->lock);
-}
 
 int isod_schedule_init(struct isod *d)
 {
@@ -51,7 +21,6 @@ int isod_schedule_init(struct isod *d)
 	r = -pthread_cond_init(&d->wake, &ca);
 	pthread_condattr_destroy(&ca);
 	atomic_store(&d->due_ns, ISO_PLAN_NEVER);
-	(void)acct_bpf_bind(d->tasks.t, on_acct_event, d, config_enforcer_prio(&d->cfg));
 	return r;
 }
 

@@ -28,6 +28,7 @@
 #include "ratelimit.h"
 #include "statefile.h"
 #include "strays.h"
+#include "strays_tick.h"
 #include "accounting_bpf.h"
 
 /* Fairness between users: what one user does must not delay another
@@ -133,7 +134,7 @@ static bool sync_state(struct isod *d)
 	pthread_mutex_unlock(&d->lock);
 	r = statefile_flush(d, how);
 	pthread_mutex_lock(&d->lock);
-	statefile_end(d, how, r == 0);
+	isod_commit_end(d, how, r == 0);
 	pthread_mutex_unlock(&d->lock);
 	if (r < 0) {
 		/* said once, not every round it is retried */

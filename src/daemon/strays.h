@@ -51,10 +51,16 @@
 #ifndef ISOD_STRAYS_H
 #define ISOD_STRAYS_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "isod.h"
 
+/* Is tid kernel RT now (one system call, no lock)? A first filter. */
+bool strays_maybe(pid_t tid);
+/* One thread of process pid: demoted if a stray (1), else 0 (the rule
+ * and its reasons: strays.c). Caller holds d->lock. */
+int strays_police(struct isod *d, pid_t pid, pid_t tid);
 /* Demote the strays among the threads of process pid. */
 int strays_check_process(struct isod *d, pid_t pid);
 /* The whole machine: every process in d->proc. */
@@ -65,21 +71,4 @@ int strays_sweep(struct isod *d);
  * execs an ordinary program keeps ISO (same thread, same owner: what
  * `isoctl run` relies on). */
 int strays_exec(struct isod *d, pid_t tgid);
-/* Server thread, every loop: check the processes isod_forget queued, and
- * when due audit the machine (audit_interval) and verify the tracked threads'
- * kernel policy (isod_verify, every second). */
-void strays_tick(struct isod *d, int64_t now_ns);
-/* The BPF accounting saw users' threads switch in as kernel RT that isod
- * does not track (accounting_bpf.h): check and demote them, as a sweep
- * would, at once (only with sweep_orphans, like the sweeps). Server
- * thread, when the ring buffer is readable. */
-int strays_kernel(struct isod *d);
-/* How long the server may sleep before strays_tick (and the watchdog)
- * need it, in ms for epoll_wait: 100 while a check is queued or the state
- * file is to be written; while threads are tracked, until the next
- * second's policy check or the watchdog's moment (with BPF accounting, up
- * to 2 s while none has run since the last check); else until the next
- * audit, or -1 (no audit: only an event wakes it). */
-int strays_timeout_ms(struct isod *d, int64_t now_ns);
-
 #endif
