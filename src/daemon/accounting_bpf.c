@@ -236,6 +236,20 @@ const struct accounting accounting_bpf = {
 	.look_needed = acct_look_needed,
 	.quiet = acct_look_quiet,
 	.seen_policy = bpf_seen_policy,
+	.stray_fd = acct_bpf_stray_fd,
+	.take_reports = acct_bpf_take_reports,
+	.follows_lineage = acct_bpf_follows_lineage,
+	.report_forks = acct_bpf_report_forks,
+	.lineage_lost = acct_bpf_lineage_lost,
+	.strays_lost = acct_bpf_strays_lost,
+	.quiet_tid = acct_bpf_quiet,
+	.report_strays = acct_bpf_report_strays,
+	.bind = acct_bpf_bind,
+	.unbind = acct_bpf_unbind,
+	.woken_ns = acct_bpf_woken_ns,
+	.wake_overdue = acct_bpf_wake_overdue,
+	.quiet_since = acct_bpf_quiet_since,
+	.band_ns = acct_bpf_band_ns,
 };
 
 /* libbpf's messages: warnings into isod's log at debug level (a failed

@@ -2,7 +2,9 @@
  * struct accounting: the kernel's stray reports (users' RT threads at any
  * priority) and the band's time.
  * Built with meson -Dbpf (ISOD_HAVE_BPF); without it acct_bpf_load says
- * so (-EOPNOTSUPP) and the rest do nothing (accounting.c).
+ * so (-EOPNOTSUPP, accounting.c). The rest is the implementation of
+ * struct accounting's optional members (accounting.h): the daemon calls
+ * them only through that door (accounting_stray_fd and so on).
  * One program per isod: the state is the file's (accounting_bpf.c).
  *
  * Return contract: 0 or a negative errno. */

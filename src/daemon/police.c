@@ -7,7 +7,6 @@
 #include <errno.h>
 #include <unistd.h>
 
-#include "accounting_bpf.h"
 #include "actuator.h"
 #include "grants.h"
 #include "leave.h"
@@ -209,7 +208,7 @@ static int64_t watchdog_limit_ns(const struct isod *d)
  * or a quiet plan's at the kernel's wake (schedule.c). */
 static int64_t watchdog_due_ns(const struct isod *d)
 {
-	int64_t due = atomic_load(&d->due_ns), woke = acct_bpf_woken_ns();
+	int64_t due = atomic_load(&d->due_ns), woke = accounting_woken_ns(d->acct);
 
 	return woke < due ? woke : due;
 }
@@ -226,7 +225,7 @@ void isod_watchdog(struct isod *d, int64_t now_ns)
 	/* late for the check it planned: it sleeps until a decision can
 	 * change, so only lateness tells a starved enforcer; a grant or an
 	 * exit makes it due at once (isod_replan) */
-	int64_t due = watchdog_due_ns(d), woke = acct_bpf_woken_ns();
+	int64_t due = watchdog_due_ns(d), woke = accounting_woken_ns(d->acct);
 	int n = 0;
 
 	if (due == ISO_PLAN_NEVER || now_ns - due < watchdog_limit_ns(d) ||
@@ -281,5 +280,5 @@ static void on_kernel_report(void *ctx, const struct acct_event *ev)
 
 int isod_police_reports(struct isod *d)
 {
-	return acct_bpf_bind(d->tasks.t, on_kernel_report, d, config_enforcer_prio(&d->cfg));
+	return accounting_bind(d->acct, d->tasks.t, on_kernel_report, d, config_enforcer_prio(&d->cfg));
 }

@@ -9,7 +9,6 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "accounting_bpf.h"
 #include "isod.h"
 #include "log.h"
 
@@ -52,7 +51,7 @@ void forkwatch_follow(struct isod *d, bool on)
 	int group = CN_IDX_PROC;
 
 	/* the BPF program reports what concerns tracked threads */
-	if (acct_bpf_follows_lineage())
+	if (accounting_follows_lineage(d->acct))
 		on = false;
 	if (d->forkfd < 0 || d->forkwatch_on == on)
 		return;

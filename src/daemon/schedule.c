@@ -7,7 +7,6 @@
 
 #include <time.h>
 
-#include "accounting_bpf.h"
 #include "iso_plan.h"
 
 int isod_schedule_init(struct isod *d)
@@ -50,7 +49,7 @@ void isod_replan(struct isod *d)
 /* The longest a quiet plan sleeps (iso_plan.h: quiet). The kernel's
  * wake comes through a thread at the enforcer's priority, and the
  * server's once-a-second look replans should one not arrive
- * (acct_bpf_wake_overdue): this is only a last bound. */
+ * (accounting_wake_overdue): this is only a last bound. */
 #define QUIET_LOOK_NS 10000000000LL
 
 /* The moment every thread had been read by (iso_plan_guard): the last
@@ -62,7 +61,7 @@ void isod_replan(struct isod *d)
 static int64_t checked_ns(const struct isod *d, int64_t now_ns)
 {
 	int64_t checked = d->engine.budget.started ? d->engine.budget.last_ns : now_ns;
-	int64_t woke = acct_bpf_woken_ns();
+	int64_t woke = accounting_woken_ns(d->acct);
 
 	if (woke != INT64_MAX && woke > checked && woke <= now_ns)
 		checked = woke;

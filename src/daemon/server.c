@@ -29,7 +29,6 @@
 #include "statefile.h"
 #include "strays.h"
 #include "strays_tick.h"
-#include "accounting_bpf.h"
 
 /* Fairness between users: what one user does must not delay another
  * user's request by more than a few loop rounds, so a round is bounded.
@@ -403,7 +402,7 @@ int server_run_with(struct isod *d, int lfd, int sigfd, int forkfd,
 	int extra_fd = -1;
 	int ep = epoll_create1(EPOLL_CLOEXEC);
 	int reserve = open("/dev/null", O_RDONLY | O_CLOEXEC);
-	int strayfd = acct_bpf_stray_fd(); /* the kernel's stray reports, if BPF */
+	int strayfd = accounting_stray_fd(d->acct); /* the kernel's stray reports, if BPF */
 
 	if (ep < 0)
 		return -errno;

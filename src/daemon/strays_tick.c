@@ -8,7 +8,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "accounting_bpf.h"
 #include "forkwatch.h"
 #include "grants.h"
 #include "iso_plan.h"
@@ -23,7 +22,7 @@
 
 /* The longest the server sleeps while no tracked thread has run since its
  * last policy check (quiet_checked): the last bound on a kernel wake that
- * did not reach the enforcer (acct_bpf_wake_overdue) and on the watchdog
+ * did not reach the enforcer (accounting_wake_overdue) and on the watchdog
  * past its limit, 1 s otherwise. */
 #define QUIET_SERVER_MS 2000
 
@@ -33,7 +32,7 @@
  * are the ones it read, so another check would read the same. */
 static bool quiet_checked(const struct isod *d)
 {
-	int64_t since = acct_bpf_quiet_since();
+	int64_t since = accounting_quiet_since(d->acct);
 
 	return since != INT64_MAX && d->verified_ns > since;
 }
@@ -127,7 +126,7 @@ void strays_tick(struct isod *d, int64_t now_ns)
 			isod_replan(d);
 		}
 		/* and the kernel's wake of a quiet plan reached the enforcer */
-		if (d->tasks.used && acct_bpf_wake_overdue(now_ns))
+		if (d->tasks.used && accounting_wake_overdue(d->acct, now_ns))
 			isod_replan(d);
 	}
 	pthread_mutex_unlock(&d->lock);
@@ -173,7 +172,7 @@ static void on_kernel_stray(void *ctx, const struct acct_stray *s)
 	/* still RT and left alone (root's, RLIMIT_RTPRIO's, or tracked by
 	 * now): not worth a wakeup every second */
 	if (r == 0 && strays_maybe((pid_t)s->tid))
-		acct_bpf_quiet((pid_t)s->tid, STRAY_QUIET_S);
+		accounting_quiet_tid(k->d->acct, (pid_t)s->tid, STRAY_QUIET_S);
 }
 
 /* A tracked thread's fork (adopt the child, inherit allowing) or an exec
@@ -219,15 +218,15 @@ static void lineage_lost(struct isod *d)
 int strays_kernel(struct isod *d)
 {
 	struct kernel_report k = { d, d->cfg.sweep_orphans && !d->cfg.dry_run, 0 };
-	int r = acct_bpf_take_reports(on_kernel_stray, on_kernel_lineage, &k);
+	int r = accounting_take_reports(d->acct, on_kernel_stray, on_kernel_lineage, &k);
 	uint64_t lost;
 
-	if (acct_bpf_lineage_lost())
+	if (accounting_lineage_lost(d->acct))
 		lineage_lost(d);
 	/* the ring was full: reports are gone, their strays are not — a
 	 * full audit now finds every one */
 	pthread_mutex_lock(&d->lock);
-	lost = stray_log_lost(&d->stray_log, acct_bpf_strays_lost());
+	lost = stray_log_lost(&d->stray_log, accounting_strays_lost(d->acct));
 	pthread_mutex_unlock(&d->lock);
 	if (lost) {
 		log_warning("BPF accounting: %llu stray report%s lost (the kernel's ring was full)%s",
