@@ -37,6 +37,25 @@ struct grant {
  * read through the pinned identity, so a reused TID cannot pass. */
 int isod_confirm(struct isod *d, const struct tracked *e, uid_t by, uint64_t starttime);
 int isod_grant(struct isod *d, const struct grant *g, struct tracked **out);
+/* isod_grant's steps, each one job, in the order it runs them (a
+ * tracked thread, e, skips admit and join: it is in the table already).
+ * 0 or a negative errno unless said otherwise; nothing is left half done.
+ *   check: the band has g->prio: its kernel priority (>= 0); a tracked
+ *     e is still g's thread, owned by g->by, and takes g->limit;
+ *   admit: the thread's payer (*charged, charge.h) and the table have
+ *     room (-EAGAIN): the counts; who may ask is admit.h's, before;
+ *   join: pin it (or take g->pin), put it in the table, count it
+ *     (accounting), follow its forks, take its baseline and its burst
+ *     guard's carry (leave.h);
+ *   apply: its policy to the backend; on failure it leaves the table;
+ *   record: the events ring and the state file's queue;
+ *   announce: the log line, and the enforcer's plan. */
+int grant_check(struct isod *d, const struct grant *g, struct tracked *e);
+int grant_admit(struct isod *d, const struct grant *g, uid_t *charged);
+int grant_join(struct isod *d, const struct grant *g, uid_t charged, struct tracked **out);
+int grant_apply(struct isod *d, const struct grant *g, struct tracked *e, int kprio, bool fresh);
+void grant_record(struct isod *d, const struct tracked *e);
+void grant_announce(struct isod *d, struct tracked *e, bool fresh);
 int isod_release(struct isod *d, pid_t tid);
 /* Drop e from the table. If its thread is gone (exited, or replaced by a
  * sibling's exec), its process is queued for a stray check (strays.h):
