@@ -26,7 +26,7 @@
  *
  * When isod looks:
  *   - the process of a tracked thread found gone (isod_forget queues it;
- *     strays_tick checks it on the server thread);
+ *     strays_tick, strays_tick.h, checks it on the server thread);
  *   - an exec of a process with tracked threads (forkwatch.c);
  *   - the whole machine at start-up (after recovering the state file) and
  *     every audit_interval seconds — only with sweep_orphans = yes, since
@@ -35,7 +35,7 @@
  *   - with the BPF accounting (accounting = bpf), the kernel itself: any
  *     user thread switching in as kernel RT (any priority, DEADLINE) that
  *     isod does not track is reported on a ring buffer the server thread
- *     polls (strays_kernel), so a stray is demoted within a loop round,
+ *     polls (strays_kernel, strays_tick.h), so a stray is demoted within a loop round,
  *     not at the next audit; reports lost to a full ring start a full
  *     audit.
  * RLIMIT_RTTIME is no exemption: any user may set it (prlimit).
