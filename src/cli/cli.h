@@ -33,7 +33,6 @@ struct cli_verb {
 	const char *name;
 	cli_verb_fn fn;
 	const char *summary; /* one line, for the overview */
-	const char *help;    /* the verb's full help text */
 };
 
 const struct cli_verb *cli_find_verb(const char *name);
@@ -109,15 +108,6 @@ void cli_print_strays_text(FILE *f, const struct iso_strays_info *sy);
 void cli_print_tunables(FILE *f, const struct iso_status_info *st);
 
 /* cli_help.c — the help texts. */
-extern const char cli_help_main[];
-extern const char cli_help_run[];
-extern const char cli_help_set[];
-extern const char cli_help_get[];
-extern const char cli_help_status[];
-extern const char cli_help_tune[];
-extern const char cli_help_doctor[];
-extern const char cli_help_top[];
-extern const char cli_help_help[];
 /* Print a verb's help (or the main help for NULL) to stdout; returns
  * CLI_EXIT_OK. */
 int cli_print_help(const char *verb);

@@ -17,7 +17,7 @@
 	"    2  usage error (bad option or argument); nothing was sent\n" \
 	"    3  isod could not be reached (not running, wrong socket)\n"
 
-const char cli_help_main[] =
+static const char cli_help_main[] =
 	"NAME\n"
 	"    isoctl - run and control threads under SCHED_ISO (isosched)\n"
 	"\n"
@@ -86,7 +86,7 @@ const char cli_help_main[] =
 	"SEE ALSO\n"
 	"    isod(8), chrt(1), sched(7)\n";
 
-const char cli_help_run[] =
+static const char cli_help_run[] =
 	"NAME\n"
 	"    isoctl run - run a command under SCHED_ISO\n"
 	"\n"
@@ -134,7 +134,7 @@ const char cli_help_run[] =
 	"    isoctl run --reserve 1ms/5333us -- ./audio-callback\n"
 	"    ISOSCHED_PRELOAD=$PWD/libisosched-preload.so isoctl run --preload -- ardour\n";
 
-const char cli_help_set[] =
+static const char cli_help_set[] =
 	"NAME\n"
 	"    isoctl set - put a thread into SCHED_ISO, change or release it\n"
 	"\n"
@@ -172,7 +172,7 @@ const char cli_help_set[] =
 	"    isoctl set --fifo -p 50 --limit 20 4243\n"
 	"    isoctl set --normal 4242\n";
 
-const char cli_help_get[] =
+static const char cli_help_get[] =
 	"NAME\n"
 	"    isoctl get - show a thread's SCHED_ISO state\n"
 	"\n"
@@ -202,7 +202,7 @@ const char cli_help_get[] =
 	"    isoctl get 4242\n"
 	"    isoctl get --json $(pidof jackd)\n";
 
-const char cli_help_status[] =
+static const char cli_help_status[] =
 	"NAME\n"
 	"    isoctl status - show the ISO budget, its use and all ISO threads\n"
 	"\n"
@@ -236,7 +236,7 @@ const char cli_help_status[] =
 	"    isoctl status\n"
 	"    isoctl status --json | jq '.usage'\n";
 
-const char cli_help_tune[] =
+static const char cli_help_tune[] =
 	"NAME\n"
 	"    isoctl tune - change the ISO budget (root only)\n"
 	"\n"
@@ -263,7 +263,7 @@ const char cli_help_tune[] =
 	"    sudo isoctl tune iso_cpu=50 iso_period=2\n"
 	"    sudo isoctl tune user_cpu=50\n";
 
-const char cli_help_doctor[] =
+static const char cli_help_doctor[] =
 	"NAME\n"
 	"    isoctl doctor - check whether unprivileged audio threads get real time\n"
 	"\n"
@@ -314,22 +314,15 @@ const char cli_help_doctor[] =
 	"    isoctl doctor --test\n"
 	"    isoctl doctor --json | jq '.checks[] | select(.verdict == \"FAIL\")'\n";
 
-const char cli_help_help[] =
+static const char cli_help_help[] =
 	"NAME\n"
 	"    isoctl help - show isoctl's help\n"
 	"\n"
 	"SYNOPSIS\n"
 	"    isoctl help [COMMAND]\n";
 
-int cli_print_help(const char *verb)
-{
-	const struct cli_verb *v = verb ? cli_find_verb(verb) : NULL;
 
-	fputs(v ? v->help : cli_help_main, stdout);
-	return cli_finish_output(CLI_EXIT_OK);
-}
-
-const char cli_help_top[] =
+static const char cli_help_top[] =
 	"NAME\n"
 	"    isoctl top - watch the ISO budget, the ISO threads and isod's events live\n"
 	"\n"
@@ -364,3 +357,27 @@ const char cli_help_top[] =
 	"\n"
 	"EXIT STATUS\n"
 	"    0; with --once or -n, 3 when isod could not be reached at the last frame.\n";
+
+/* Each verb's help by its name: its own table, not the verb table's, so that
+ * the verbs (above) may print help without help knowing the verbs. */
+static const struct {
+	const char *verb;
+	const char *text;
+} helps[] = {
+	{ "run", cli_help_run }, { "set", cli_help_set }, { "get", cli_help_get },
+	{ "status", cli_help_status }, { "tune", cli_help_tune },
+	{ "doctor", cli_help_doctor }, { "top", cli_help_top },
+	{ "help", cli_help_help },
+};
+
+int cli_print_help(const char *verb)
+{
+	const char *text = cli_help_main;
+	size_t i;
+
+	for (i = 0; verb && i < sizeof(helps) / sizeof(helps[0]); i++)
+		if (strcmp(helps[i].verb, verb) == 0)
+			text = helps[i].text;
+	fputs(text, stdout);
+	return cli_finish_output(CLI_EXIT_OK);
+}

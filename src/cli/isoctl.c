@@ -10,15 +10,15 @@
 #endif
 
 const struct cli_verb cli_verbs[] = {
-	{ "run", cmd_run, "run a command with its main thread in ISO", cli_help_run },
-	{ "set", cmd_set, "put a thread into ISO, change or release it", cli_help_set },
-	{ "get", cmd_get, "show a thread's ISO state", cli_help_get },
-	{ "status", cmd_status, "show the budget and all ISO threads", cli_help_status },
-	{ "tune", cmd_tune, "change iso_cpu / iso_period (root)", cli_help_tune },
-	{ "doctor", cmd_doctor, "check what decides whether audio threads get real time", cli_help_doctor },
-	{ "top", cmd_top, "watch the budget, ISO threads and events live", cli_help_top },
-	{ "help", cmd_help, "show help", cli_help_help },
-	{ NULL, NULL, NULL, NULL }
+	{ "run", cmd_run, "run a command with its main thread in ISO" },
+	{ "set", cmd_set, "put a thread into ISO, change or release it" },
+	{ "get", cmd_get, "show a thread's ISO state" },
+	{ "status", cmd_status, "show the budget and all ISO threads" },
+	{ "tune", cmd_tune, "change iso_cpu / iso_period (root)" },
+	{ "doctor", cmd_doctor, "check what decides whether audio threads get real time" },
+	{ "top", cmd_top, "watch the budget, ISO threads and events live" },
+	{ "help", cmd_help, "show help" },
+	{ NULL, NULL, NULL }
 };
 
 const struct cli_verb *cli_find_verb(const char *name)

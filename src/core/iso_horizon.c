@@ -26,3 +26,21 @@ double iso_time_to_restore(double usage_pct, double limit_pct, double period_s)
 		return 0.0;
 	return period_s * log(usage_pct / floor_pct);
 }
+
+double iso_plan_rise_s(double u, double max_pct, double limit, unsigned period_s)
+{
+	if (u > limit)
+		return 0.0;
+	if (max_pct <= limit)
+		return INFINITY;
+	return (double)period_s * log((max_pct - u) / (max_pct - limit));
+}
+
+double iso_plan_fall_s(double u, double limit, unsigned period_s)
+{
+	if (u < limit)
+		return 0.0;
+	if (limit <= 0.0)
+		return INFINITY;
+	return (double)period_s * log(u / limit);
+}

@@ -20,4 +20,10 @@
 double iso_time_to_limit(double usage_pct, double limit_pct, double period_s);
 double iso_time_to_restore(double usage_pct, double limit_pct, double period_s);
 
+/* The plan's horizons (iso_plan.h, iso_percpu.h), in seconds: an average
+ * at u fed at most max_pct first above limit; one fed nothing first below
+ * limit. 0 when already there, INFINITY when it cannot be. */
+double iso_plan_rise_s(double u, double max_pct, double limit, unsigned period_s);
+double iso_plan_fall_s(double u, double limit, unsigned period_s);
+
 #endif

@@ -5,7 +5,7 @@
 #include <math.h>
 #include <strings.h>
 
-#include "iso_plan.h"
+#include "iso_horizon.h"
 
 int iso_scope_parse(const char *s, enum iso_scope *out)
 {

@@ -99,7 +99,7 @@ bool iso_percpu_decide(const struct iso_engine *e, const struct iso_share *s,
 		       struct iso_task *task);
 
 /* Seconds from base_ns to the first moment a CPU's decision can change
- * (iso_plan.h): each CPU's average fed at most 100 % (nothing can run on
+ * (iso_horizon.h): each CPU's average fed at most 100 % (nothing can run on
  * a CPU more than all the time; a migrated lump is capped and carried),
  * or, with no task running as ISO (running 0) and nothing carried, only
  * max_idle_pct. INFINITY when off or nothing can change. */

@@ -3,25 +3,8 @@
 
 #include <math.h>
 
+#include "iso_horizon.h"
 #include "iso_percpu.h"
-
-double iso_plan_rise_s(double u, double max_pct, double limit, unsigned period_s)
-{
-	if (u > limit)
-		return 0.0;
-	if (max_pct <= limit)
-		return INFINITY;
-	return (double)period_s * log((max_pct - u) / (max_pct - limit));
-}
-
-double iso_plan_fall_s(double u, double limit, unsigned period_s)
-{
-	if (u < limit)
-		return 0.0;
-	if (limit <= 0.0)
-		return INFINITY;
-	return (double)period_s * log(u / limit);
-}
 
 void iso_plan_begin(struct iso_plan *p)
 {

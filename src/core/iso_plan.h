@@ -35,6 +35,7 @@
 
 #include "iso_burst.h"
 #include "iso_engine.h"
+#include "iso_horizon.h" /* iso_plan_rise_s, iso_plan_fall_s */
 #include "iso_share.h"
 
 struct iso_percpu;
@@ -101,11 +102,5 @@ void iso_plan_guard(struct iso_plan *p, const struct iso_burst *b, int64_t burst
  * ISO_PLAN_NEVER when no task was planned. share may be NULL. */
 int64_t iso_plan_end(const struct iso_plan *p, const struct iso_engine *e,
 		     const struct iso_share *share, int64_t now_ns, int64_t floor_ns);
-
-/* The horizons, in seconds, for the tests and for the docs' formulas:
- * an average at u fed at most max_pct first above limit; one fed nothing
- * first below limit. 0 when already there, INFINITY when it cannot be. */
-double iso_plan_rise_s(double u, double max_pct, double limit, unsigned period_s);
-double iso_plan_fall_s(double u, double limit, unsigned period_s);
 
 #endif

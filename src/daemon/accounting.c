@@ -1,5 +1,5 @@
 /* accounting.c — which accounting isod uses (accounting_choose), and the
- * BPF accounting's stand-ins in a build without it. */
+ * BPF loader's stand-in in a build without it. */
 #include "accounting.h"
 
 #include <errno.h>
@@ -18,87 +18,6 @@ int acct_bpf_load(const struct isod_config *cfg, char *why, size_t cap)
 
 void acct_bpf_unload(void)
 {
-}
-
-int acct_bpf_stray_fd(void)
-{
-	return -1;
-}
-
-int acct_bpf_take_reports(void (*fn)(void *ctx, const struct acct_stray *s),
-			  void (*lineage)(void *ctx, const struct acct_lineage *l), void *ctx)
-{
-	(void)fn;
-	(void)lineage;
-	(void)ctx;
-	return 0;
-}
-
-bool acct_bpf_follows_lineage(void)
-{
-	return false;
-}
-
-void acct_bpf_report_forks(bool on)
-{
-	(void)on;
-}
-
-bool acct_bpf_lineage_lost(void)
-{
-	return false;
-}
-
-void acct_bpf_report_strays(bool on)
-{
-	(void)on;
-}
-
-uint64_t acct_bpf_strays_lost(void)
-{
-	return 0;
-}
-
-void acct_bpf_quiet(pid_t tid, unsigned seconds)
-{
-	(void)tid;
-	(void)seconds;
-}
-
-int acct_bpf_bind(const struct tracked *table, void (*fn)(void *ctx, const struct acct_event *ev),
-		  void *ctx, int prio)
-{
-	(void)table;
-	(void)fn;
-	(void)ctx;
-	(void)prio;
-	return 0;
-}
-
-void acct_bpf_unbind(void)
-{
-}
-
-bool acct_bpf_wake_overdue(int64_t now_ns)
-{
-	(void)now_ns;
-	return false;
-}
-
-int64_t acct_bpf_woken_ns(void)
-{
-	return INT64_MAX;
-}
-
-int64_t acct_bpf_quiet_since(void)
-{
-	return INT64_MAX;
-}
-
-int acct_bpf_band_ns(uint64_t *ns)
-{
-	(void)ns;
-	return -EOPNOTSUPP;
 }
 #endif
 

@@ -16,9 +16,11 @@
 #ifndef ISOD_ACCOUNTING_H
 #define ISOD_ACCOUNTING_H
 
+#include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "accounting_check.h"
 #include "config.h"
@@ -63,7 +65,103 @@ struct accounting {
 	 * that view may be out of date (on a CPU now, not seen yet, not in
 	 * the map). Called under d->lock, like sample. */
 	int (*seen_policy)(const struct tracked *e, int *policy, int *prio);
+
+	/* Optional, the kernel's reports (bpf has them, proc none: NULL).
+	 * Call them through the accounting_* functions below, which say
+	 * what a source without them answers. */
+	int (*stray_fd)(void);
+	int (*take_reports)(void (*fn)(void *ctx, const struct acct_stray *s),
+			    void (*lineage)(void *ctx, const struct acct_lineage *l), void *ctx);
+	bool (*follows_lineage)(void);
+	void (*report_forks)(bool on);
+	bool (*lineage_lost)(void);
+	uint64_t (*strays_lost)(void);
+	void (*quiet_tid)(pid_t tid, unsigned seconds);
+	void (*report_strays)(bool on);
+	int (*bind)(const struct tracked *table,
+		    void (*fn)(void *ctx, const struct acct_event *ev), void *ctx, int prio);
+	void (*unbind)(void);
+	int64_t (*woken_ns)(void);
+	bool (*wake_overdue)(int64_t now_ns);
+	int64_t (*quiet_since)(void);
+	int (*band_ns)(uint64_t *ns);
 };
+
+/* The one door to the optional operations: each asks a's, or answers for
+ * a source that has none. What each does: accounting_bpf.h. */
+/* The stray reports' fd to poll; -1: none. */
+static inline int accounting_stray_fd(const struct accounting *a)
+{
+	return a->stray_fd ? a->stray_fd() : -1;
+}
+/* Hand the pending stray and lineage reports to fn and lineage: how many. */
+static inline int accounting_take_reports(const struct accounting *a,
+					  void (*fn)(void *ctx, const struct acct_stray *s),
+					  void (*lineage)(void *ctx, const struct acct_lineage *l),
+					  void *ctx)
+{
+	return a->take_reports ? a->take_reports(fn, lineage, ctx) : 0;
+}
+/* Does the source report tracked threads' forks and execs itself? */
+static inline bool accounting_follows_lineage(const struct accounting *a)
+{
+	return a->follows_lineage && a->follows_lineage();
+}
+static inline void accounting_report_forks(const struct accounting *a, bool on)
+{
+	if (a->report_forks)
+		a->report_forks(on);
+}
+static inline bool accounting_lineage_lost(const struct accounting *a)
+{
+	return a->lineage_lost && a->lineage_lost();
+}
+static inline uint64_t accounting_strays_lost(const struct accounting *a)
+{
+	return a->strays_lost ? a->strays_lost() : 0;
+}
+/* No stray report of tid for that many seconds. */
+static inline void accounting_quiet_tid(const struct accounting *a, pid_t tid, unsigned seconds)
+{
+	if (a->quiet_tid)
+		a->quiet_tid(tid, seconds);
+}
+static inline void accounting_report_strays(const struct accounting *a, bool on)
+{
+	if (a->report_strays)
+		a->report_strays(on);
+}
+/* Where the wake and exit reports go; 0 where there are none. */
+static inline int accounting_bind(const struct accounting *a, const struct tracked *table,
+				  void (*fn)(void *ctx, const struct acct_event *ev), void *ctx,
+				  int prio)
+{
+	return a->bind ? a->bind(table, fn, ctx, prio) : 0;
+}
+static inline void accounting_unbind(const struct accounting *a)
+{
+	if (a->unbind)
+		a->unbind();
+}
+/* The kernel's wake not yet planned for; INT64_MAX: none. */
+static inline int64_t accounting_woken_ns(const struct accounting *a)
+{
+	return a->woken_ns ? a->woken_ns() : INT64_MAX;
+}
+static inline bool accounting_wake_overdue(const struct accounting *a, int64_t now_ns)
+{
+	return a->wake_overdue && a->wake_overdue(now_ns);
+}
+/* Armed by quiet plans since; INT64_MAX: not armed. */
+static inline int64_t accounting_quiet_since(const struct accounting *a)
+{
+	return a->quiet_since ? a->quiet_since() : INT64_MAX;
+}
+/* Users' threads' time at band priorities; -EOPNOTSUPP: not counted. */
+static inline int accounting_band_ns(const struct accounting *a, uint64_t *ns)
+{
+	return a->band_ns ? a->band_ns(ns) : -EOPNOTSUPP;
+}
 
 extern const struct accounting accounting_proc;
 

@@ -35,29 +35,6 @@
 #include "acct.skel.h"
 #include "log.h"
 
-/* One program per isod process, loaded at start-up and unloaded at exit;
- * the accounting ops have no context argument (accounting.h), so the
- * loaded skeleton is the file's. Written only by load/unload (main thread,
- * before and after the other threads); read under d->lock or by the
- * server thread. */
-struct isod_acct *acct_skel; /* shared with accounting_bpf_look.c */
-static struct ring_buffer *rb;
-static struct acct_cpu *cpu_buf; /* one per possible CPU: a per-CPU map read */
-/* the map "threads", mapped: n_threads entries, by slot */
-static struct acct_thread *threads;
-static size_t n_threads, threads_len;
-static int ncpus;
-
-/* Whom the ring buffer's callbacks (fixed when rb is made) hand a stray
- * or lineage report to: set by acct_bpf_take_reports for the length of
- * one call. */
-static struct take_ctx {
-	void (*fn)(void *ctx, const struct acct_stray *s);
-	void (*lineage)(void *ctx, const struct acct_lineage *l);
-	void *ctx;
-	int n;
-} taker;
-
 /* /proc's figure above the entry's by more than this (schedstat's sum
  * lags the running thread by up to a tick, not more): it ran unseen */
 #define MISSED_SLACK_NS 1000000ull
@@ -77,7 +54,8 @@ static bool entry_of(const struct tracked *e, struct acct_thread *v)
 {
 	uint32_t slot = acct_look_slot(e);
 
-	return threads && slot < n_threads && acct_thread_copy(&threads[slot], (uint32_t)e->tid, v);
+	return acct_bpf.threads && slot < acct_bpf.n_threads &&
+	       acct_thread_copy(&acct_bpf.threads[slot], (uint32_t)e->tid, v);
 }
 
 static int bpf_sample(struct tracked *e, uint64_t as_of_ns)
@@ -149,7 +127,7 @@ static int bpf_last_cpu(const char *proc, struct tracked *e, int *cpu)
 static void bpf_track(const struct tracked *e)
 {
 	uint32_t slot = acct_look_slot(e);
-	struct acct_thread *a = threads && slot < n_threads ? &threads[slot] : NULL;
+	struct acct_thread *a = acct_bpf.threads && slot < acct_bpf.n_threads ? &acct_bpf.threads[slot] : NULL;
 	int r = -ENOSPC;
 
 	/* the entry first, then the TID in "tracked": the program writes
@@ -157,7 +135,7 @@ static void bpf_track(const struct tracked *e)
 	if (a) {
 		acct_thread_reset(a, (uint32_t)e->tid, (uint64_t)monotonic_ns());
 		acct_look_filter_add(slot, e->tid);
-		r = bpf_map_update_elem(bpf_map__fd(acct_skel->maps.tracked),
+		r = bpf_map_update_elem(bpf_map__fd(acct_bpf.skel->maps.tracked),
 					&(__u32){ (__u32)e->tid }, &slot, BPF_ANY) < 0
 			    ? -errno
 			    : 0;
@@ -187,13 +165,13 @@ static void bpf_untrack(const struct tracked *e)
 				  (int)e->tid, (unsigned long long)(cpu / 1000),
 				  (unsigned long long)(now.cpu_ns / 1000));
 	}
-	(void)bpf_map_delete_elem(bpf_map__fd(acct_skel->maps.tracked), &(__u32){ (__u32)e->tid });
+	(void)bpf_map_delete_elem(bpf_map__fd(acct_bpf.skel->maps.tracked), &(__u32){ (__u32)e->tid });
 	acct_look_filter_remove(slot);
 	/* out of "tracked" first: a program that looked it up before
 	 * finds the entry another's, or free, and leaves it alone */
-	if (threads && slot < n_threads &&
-	    __atomic_load_n(&threads[slot].tid, __ATOMIC_ACQUIRE) == (uint32_t)e->tid)
-		__atomic_store_n(&threads[slot].tid, 0, __ATOMIC_RELEASE);
+	if (acct_bpf.threads && slot < acct_bpf.n_threads &&
+	    __atomic_load_n(&acct_bpf.threads[slot].tid, __ATOMIC_ACQUIRE) == (uint32_t)e->tid)
+		__atomic_store_n(&acct_bpf.threads[slot].tid, 0, __ATOMIC_RELEASE);
 	acct_look_untrack(e);
 }
 
@@ -236,6 +214,20 @@ const struct accounting accounting_bpf = {
 	.look_needed = acct_look_needed,
 	.quiet = acct_look_quiet,
 	.seen_policy = bpf_seen_policy,
+	.stray_fd = acct_bpf_stray_fd,
+	.take_reports = acct_bpf_take_reports,
+	.follows_lineage = acct_bpf_follows_lineage,
+	.report_forks = acct_bpf_report_forks,
+	.lineage_lost = acct_bpf_lineage_lost,
+	.strays_lost = acct_bpf_strays_lost,
+	.quiet_tid = acct_bpf_quiet,
+	.report_strays = acct_bpf_report_strays,
+	.bind = acct_bpf_bind,
+	.unbind = acct_bpf_unbind,
+	.woken_ns = acct_bpf_woken_ns,
+	.wake_overdue = acct_bpf_wake_overdue,
+	.quiet_since = acct_bpf_quiet_since,
+	.band_ns = acct_bpf_band_ns,
 };
 
 /* libbpf's messages: warnings into isod's log at debug level (a failed
@@ -284,12 +276,12 @@ static int threads_map(size_t n)
 		return -EINVAL;
 	len = (len + (size_t)page - 1) / (size_t)page * (size_t)page;
 	p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED,
-		 bpf_map__fd(acct_skel->maps.threads), 0);
+		 bpf_map__fd(acct_bpf.skel->maps.threads), 0);
 	if (p == MAP_FAILED)
 		return -errno;
-	threads = p;
-	threads_len = len;
-	n_threads = n;
+	acct_bpf.threads = p;
+	acct_bpf.threads_len = len;
+	acct_bpf.n_threads = n;
 	return 0;
 }
 
@@ -302,34 +294,35 @@ int acct_bpf_load(const struct isod_config *cfg, char *why, size_t cap)
 		return -ENOENT;
 	}
 	libbpf_set_print(libbpf_print);
-	acct_skel = isod_acct__open();
-	if (!acct_skel) {
+	acct_bpf.skel = isod_acct__open();
+	if (!acct_bpf.skel) {
 		r = -errno;
 		snprintf(why, cap, "cannot open the program: %s", strerror(-r));
 		return r;
 	}
-	acct_skel->rodata->band_lo = (__u32)cfg->band.lo;
-	acct_skel->rodata->band_hi = (__u32)cfg->band.hi;
-	bpf_map__set_max_entries(acct_skel->maps.tracked, cfg->max_threads);
-	bpf_map__set_max_entries(acct_skel->maps.threads, cfg->max_threads);
-	r = isod_acct__load(acct_skel);
+	acct_bpf.skel->rodata->band_lo = (__u32)cfg->band.lo;
+	acct_bpf.skel->rodata->band_hi = (__u32)cfg->band.hi;
+	bpf_map__set_max_entries(acct_bpf.skel->maps.tracked, cfg->max_threads);
+	bpf_map__set_max_entries(acct_bpf.skel->maps.threads, cfg->max_threads);
+	r = isod_acct__load(acct_bpf.skel);
 	if (r == 0)
-		r = isod_acct__attach(acct_skel);
+		r = isod_acct__attach(acct_bpf.skel);
 	if (r < 0) {
 		snprintf(why, cap, "%s: %s", load_hint(r), strerror(-r));
 		goto fail;
 	}
-	ncpus = libbpf_num_possible_cpus();
-	cpu_buf = ncpus > 0 ? calloc((size_t)ncpus, sizeof(*cpu_buf)) : NULL;
+	acct_bpf.ncpus = libbpf_num_possible_cpus();
+	acct_bpf.cpu_buf = acct_bpf.ncpus > 0 ? calloc((size_t)acct_bpf.ncpus, sizeof(*acct_bpf.cpu_buf)) : NULL;
 	r = threads_map(cfg->max_threads);
 	if (r < 0) {
 		snprintf(why, cap, "cannot map its thread table: %s", strerror(-r));
 		goto fail;
 	}
-	rb = ring_buffer__new(bpf_map__fd(acct_skel->maps.strays), take_one, &taker, NULL);
-	if (!cpu_buf || !rb ||
-	    ring_buffer__add(rb, bpf_map__fd(acct_skel->maps.lineage), take_lineage, &taker) < 0 ||
-	    acct_look_init(cfg->max_threads, ncpus) < 0) {
+	acct_bpf.rb = ring_buffer__new(bpf_map__fd(acct_bpf.skel->maps.strays), take_one, &acct_bpf.taker, NULL);
+	if (!acct_bpf.cpu_buf || !acct_bpf.rb ||
+	    ring_buffer__add(acct_bpf.rb, bpf_map__fd(acct_bpf.skel->maps.lineage), take_lineage,
+			     &acct_bpf.taker) < 0 ||
+	    acct_look_init(cfg->max_threads, acct_bpf.ncpus) < 0) {
 		r = -ENOMEM;
 		snprintf(why, cap, "cannot set up its ring buffer or per-CPU map");
 		goto fail;
@@ -345,27 +338,27 @@ fail:
 void acct_bpf_unload(void)
 {
 	acct_bpf_unbind();
-	ring_buffer__free(rb);
-	rb = NULL;
-	isod_acct__destroy(acct_skel);
-	acct_skel = NULL;
+	ring_buffer__free(acct_bpf.rb);
+	acct_bpf.rb = NULL;
+	isod_acct__destroy(acct_bpf.skel);
+	acct_bpf.skel = NULL;
 	acct_look_free();
-	free(cpu_buf);
-	cpu_buf = NULL;
-	if (threads)
-		munmap(threads, threads_len);
-	threads = NULL;
-	n_threads = threads_len = 0;
+	free(acct_bpf.cpu_buf);
+	acct_bpf.cpu_buf = NULL;
+	if (acct_bpf.threads)
+		munmap(acct_bpf.threads, acct_bpf.threads_len);
+	acct_bpf.threads = NULL;
+	acct_bpf.n_threads = acct_bpf.threads_len = 0;
 }
 
 int acct_bpf_stray_fd(void)
 {
-	return rb ? ring_buffer__epoll_fd(rb) : -1;
+	return acct_bpf.rb ? ring_buffer__epoll_fd(acct_bpf.rb) : -1;
 }
 
 static int take_one(void *ctx, void *data, size_t size)
 {
-	struct take_ctx *t = ctx;
+	struct acct_take *t = ctx;
 	struct acct_stray s;
 
 	if (size < sizeof(s))
@@ -383,7 +376,7 @@ static int take_one(void *ctx, void *data, size_t size)
 
 static int take_lineage(void *ctx, void *data, size_t size)
 {
-	struct take_ctx *t = ctx;
+	struct acct_take *t = ctx;
 	struct acct_lineage l;
 
 	if (size < sizeof(l))
@@ -404,34 +397,34 @@ int acct_bpf_take_reports(void (*fn)(void *ctx, const struct acct_stray *s),
 {
 	int r;
 
-	if (!rb)
+	if (!acct_bpf.rb)
 		return 0;
-	taker = (struct take_ctx){ fn, lineage, ctx, 0 };
-	r = ring_buffer__consume(rb);
-	return r < 0 ? r : taker.n;
+	acct_bpf.taker = (struct acct_take){ fn, lineage, ctx, 0 };
+	r = ring_buffer__consume(acct_bpf.rb);
+	return r < 0 ? r : acct_bpf.taker.n;
 }
 
 bool acct_bpf_follows_lineage(void)
 {
-	return acct_skel != NULL;
+	return acct_bpf.skel != NULL;
 }
 
 void acct_bpf_report_forks(bool on)
 {
-	if (acct_skel && acct_skel->bss)
-		acct_skel->bss->report_forks = on;
+	if (acct_bpf.skel && acct_bpf.skel->bss)
+		acct_bpf.skel->bss->report_forks = on;
 }
 
 bool acct_bpf_lineage_lost(void)
 {
-	return acct_skel && acct_skel->bss &&
-	       __atomic_exchange_n(&acct_skel->bss->lineage_lost, 0, __ATOMIC_SEQ_CST);
+	return acct_bpf.skel && acct_bpf.skel->bss &&
+	       __atomic_exchange_n(&acct_bpf.skel->bss->lineage_lost, 0, __ATOMIC_SEQ_CST);
 }
 
 uint64_t acct_bpf_strays_lost(void)
 {
-	return acct_skel && acct_skel->bss
-		       ? __atomic_load_n(&acct_skel->bss->strays_lost, __ATOMIC_RELAXED)
+	return acct_bpf.skel && acct_bpf.skel->bss
+		       ? __atomic_load_n(&acct_bpf.skel->bss->strays_lost, __ATOMIC_RELAXED)
 		       : 0;
 }
 
@@ -439,22 +432,22 @@ void acct_bpf_quiet(pid_t tid, unsigned seconds)
 {
 	__u64 until = monotonic_ns() + (uint64_t)seconds * 1000000000u;
 
-	if (acct_skel)
-		(void)bpf_map_update_elem(bpf_map__fd(acct_skel->maps.reported), &(__u32){ (__u32)tid },
+	if (acct_bpf.skel)
+		(void)bpf_map_update_elem(bpf_map__fd(acct_bpf.skel->maps.reported), &(__u32){ (__u32)tid },
 					  &until, BPF_ANY);
 }
 
 void acct_bpf_report_strays(bool on)
 {
-	if (acct_skel && acct_skel->bss)
-		acct_skel->bss->report_strays = on;
+	if (acct_bpf.skel && acct_bpf.skel->bss)
+		acct_bpf.skel->bss->report_strays = on;
 }
 
 int acct_bpf_band_ns(uint64_t *ns)
 {
-	if (!acct_skel || !cpu_buf)
+	if (!acct_bpf.skel || !acct_bpf.cpu_buf)
 		return -ENODEV;
-	if (bpf_map_lookup_elem(bpf_map__fd(acct_skel->maps.band_time), &(__u32){ 0 }, cpu_buf) < 0)
+	if (bpf_map_lookup_elem(bpf_map__fd(acct_bpf.skel->maps.band_time), &(__u32){ 0 }, acct_bpf.cpu_buf) < 0)
 		return -errno;
-	return acct_band_sum(cpu_buf, (size_t)ncpus, ns);
+	return acct_band_sum(acct_bpf.cpu_buf, (size_t)acct_bpf.ncpus, ns);
 }

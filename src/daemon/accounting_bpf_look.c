@@ -26,7 +26,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "accounting_bpf.h"
 #include "acct.skel.h"
 #include "crash.h"
 #include "log.h"
@@ -35,59 +34,36 @@
  * an event the program could not report (and did not flag) can cost. */
 #define FULL_READ_NS 60000000000ull
 
-/* One program per isod (accounting_bpf.c): what the last look took, per
- * slot of the task table. Allocated by acct_look_init (main thread, before
- * the other threads), then used under d->lock; the event callback's
- * target is set once by acct_bpf_bind before the server runs. */
-static uint64_t *ran_now;  /* words: the bits taken by acct_look_begin */
-static uint8_t *must_read; /* per slot: not seen by the program yet */
-static uint32_t *filter_tid; /* per slot: the TID it counts in tid_filter (0: none) */
-static size_t n_must, cap_slots, n_words;
-static int ncpus_seen;
-static bool pending_all; /* the next check reads every thread */
-static bool read_all; /* this check's */
-static bool ran_last;       /* this check's: some thread ran since the last */
-static uint64_t last_full_ns;
-static const struct tracked *table;
-static bool quiet_armed; /* the last plan armed the kernel (read by the server thread) */
-static int64_t armed_at;  /* then (CLOCK_MONOTONIC ns): an older wake is not this one's */
-static void (*event_fn)(void *ctx, const struct acct_event *ev);
-static void *event_ctx;
-/* The waker: a thread at the enforcer's priority that sleeps on the ring
- * buffer "events" and hands its reports on (event_fn). Not the server
- * thread: that one runs SCHED_OTHER, and ISO threads on every CPU would
- * starve the very wake that lets isod police them. Started and stopped by
+/* The BPF accounting's state (accounting_bpf_look.h): the look's part is
+ * used under d->lock once acct_look_init has allocated it; the waker's by
  * acct_bpf_bind / acct_bpf_unbind (main thread). */
-static struct ring_buffer *ev_rb;
-static int waker_stop = -1, waker_ep = -1;
-static pthread_t waker;
-static bool waker_on;
+struct acct_bpf acct_bpf = { .waker_stop = -1, .waker_ep = -1 };
 
 int acct_look_init(size_t cap, int ncpus)
 {
-	cap_slots = cap < ACCT_MAX_SLOTS ? cap : ACCT_MAX_SLOTS;
-	n_words = (cap_slots + 63) / 64;
-	ncpus_seen = ncpus < ACCT_MAX_CPUS ? ncpus : ACCT_MAX_CPUS;
-	ran_now = calloc(n_words ? n_words : 1, sizeof(*ran_now));
-	must_read = calloc(cap_slots ? cap_slots : 1, 1);
-	filter_tid = calloc(cap_slots ? cap_slots : 1, sizeof(*filter_tid));
-	n_must = 0;
-	pending_all = true; /* the first check reads everything */
-	last_full_ns = 0;
-	if (!ran_now || !must_read || !filter_tid || !acct_skel->bss)
+	acct_bpf.cap_slots = cap < ACCT_MAX_SLOTS ? cap : ACCT_MAX_SLOTS;
+	acct_bpf.n_words = (acct_bpf.cap_slots + 63) / 64;
+	acct_bpf.ncpus_seen = ncpus < ACCT_MAX_CPUS ? ncpus : ACCT_MAX_CPUS;
+	acct_bpf.ran_now = calloc(acct_bpf.n_words ? acct_bpf.n_words : 1, sizeof(*acct_bpf.ran_now));
+	acct_bpf.must_read = calloc(acct_bpf.cap_slots ? acct_bpf.cap_slots : 1, 1);
+	acct_bpf.filter_tid = calloc(acct_bpf.cap_slots ? acct_bpf.cap_slots : 1, sizeof(*acct_bpf.filter_tid));
+	acct_bpf.n_must = 0;
+	acct_bpf.pending_all = true; /* the first check reads everything */
+	acct_bpf.last_full_ns = 0;
+	if (!acct_bpf.ran_now || !acct_bpf.must_read || !acct_bpf.filter_tid || !acct_bpf.skel->bss)
 		return -ENOMEM;
 	return 0;
 }
 
 void acct_look_free(void)
 {
-	free(ran_now);
-	free(must_read);
-	free(filter_tid);
-	ran_now = NULL;
-	must_read = NULL;
-	filter_tid = NULL;
-	cap_slots = n_words = 0;
+	free(acct_bpf.ran_now);
+	free(acct_bpf.must_read);
+	free(acct_bpf.filter_tid);
+	acct_bpf.ran_now = NULL;
+	acct_bpf.must_read = NULL;
+	acct_bpf.filter_tid = NULL;
+	acct_bpf.cap_slots = acct_bpf.n_words = 0;
 }
 
 static void *waker_main(void *arg)
@@ -99,14 +75,14 @@ static void *waker_main(void *arg)
 	if (crash_thread_stack() < 0)
 		log_warning("BPF accounting: no alternate signal stack for the waker thread");
 	for (;;) {
-		int n = epoll_wait(waker_ep, ev, 2, -1);
+		int n = epoll_wait(acct_bpf.waker_ep, ev, 2, -1);
 
 		for (int i = 0; i < n; i++)
-			if (ev[i].data.fd == waker_stop)
+			if (ev[i].data.fd == acct_bpf.waker_stop)
 				return NULL;
 		if (n < 0 && errno != EINTR)
 			return NULL;
-		(void)ring_buffer__consume(ev_rb);
+		(void)ring_buffer__consume(acct_bpf.ev_rb);
 	}
 }
 
@@ -120,16 +96,16 @@ static int waker_start(int prio)
 	sigset_t all, old;
 	int r;
 
-	ev_rb = ring_buffer__new(bpf_map__fd(acct_skel->maps.events), acct_look_event, NULL, NULL);
-	waker_stop = eventfd(0, EFD_CLOEXEC);
-	waker_ep = epoll_create1(EPOLL_CLOEXEC);
-	if (!ev_rb || waker_stop < 0 || waker_ep < 0)
+	acct_bpf.ev_rb = ring_buffer__new(bpf_map__fd(acct_bpf.skel->maps.events), acct_look_event, NULL, NULL);
+	acct_bpf.waker_stop = eventfd(0, EFD_CLOEXEC);
+	acct_bpf.waker_ep = epoll_create1(EPOLL_CLOEXEC);
+	if (!acct_bpf.ev_rb || acct_bpf.waker_stop < 0 || acct_bpf.waker_ep < 0)
 		return -ENOMEM;
-	ev.data.fd = waker_stop;
-	if (epoll_ctl(waker_ep, EPOLL_CTL_ADD, waker_stop, &ev) < 0)
+	ev.data.fd = acct_bpf.waker_stop;
+	if (epoll_ctl(acct_bpf.waker_ep, EPOLL_CTL_ADD, acct_bpf.waker_stop, &ev) < 0)
 		return -errno;
-	ev.data.fd = ring_buffer__epoll_fd(ev_rb);
-	if (epoll_ctl(waker_ep, EPOLL_CTL_ADD, ev.data.fd, &ev) < 0)
+	ev.data.fd = ring_buffer__epoll_fd(acct_bpf.ev_rb);
+	if (epoll_ctl(acct_bpf.waker_ep, EPOLL_CTL_ADD, ev.data.fd, &ev) < 0)
 		return -errno;
 	pthread_attr_init(&a);
 	pthread_attr_setinheritsched(&a, PTHREAD_EXPLICIT_SCHED);
@@ -142,34 +118,34 @@ static int waker_start(int prio)
 	for (int sig = 0; sig < (int)(sizeof(fault_signals) / sizeof(fault_signals[0])); sig++)
 		sigdelset(&all, fault_signals[sig]);
 	pthread_sigmask(SIG_BLOCK, &all, &old);
-	r = pthread_create(&waker, &a, waker_main, NULL);
+	r = pthread_create(&acct_bpf.waker, &a, waker_main, NULL);
 	if (r == EPERM) {
 		/* no privilege for it (a dry run): at the server's priority */
 		pthread_attr_setinheritsched(&a, PTHREAD_INHERIT_SCHED);
-		r = pthread_create(&waker, &a, waker_main, NULL);
+		r = pthread_create(&acct_bpf.waker, &a, waker_main, NULL);
 	}
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	pthread_attr_destroy(&a);
-	waker_on = r == 0;
+	acct_bpf.waker_on = r == 0;
 	return -r;
 }
 
 void acct_bpf_unbind(void)
 {
-	if (waker_on) {
-		(void)eventfd_write(waker_stop, 1);
-		pthread_join(waker, NULL);
-		waker_on = false;
+	if (acct_bpf.waker_on) {
+		(void)eventfd_write(acct_bpf.waker_stop, 1);
+		pthread_join(acct_bpf.waker, NULL);
+		acct_bpf.waker_on = false;
 	}
-	ring_buffer__free(ev_rb);
-	ev_rb = NULL;
-	if (waker_stop >= 0)
-		close(waker_stop);
-	if (waker_ep >= 0)
-		close(waker_ep);
-	waker_stop = waker_ep = -1;
-	table = NULL;
-	event_fn = NULL;
+	ring_buffer__free(acct_bpf.ev_rb);
+	acct_bpf.ev_rb = NULL;
+	if (acct_bpf.waker_stop >= 0)
+		close(acct_bpf.waker_stop);
+	if (acct_bpf.waker_ep >= 0)
+		close(acct_bpf.waker_ep);
+	acct_bpf.waker_stop = acct_bpf.waker_ep = -1;
+	acct_bpf.table = NULL;
+	acct_bpf.event_fn = NULL;
 }
 
 int acct_bpf_bind(const struct tracked *base, void (*fn)(void *ctx, const struct acct_event *ev),
@@ -177,17 +153,17 @@ int acct_bpf_bind(const struct tracked *base, void (*fn)(void *ctx, const struct
 {
 	int r;
 
-	if (!acct_skel || waker_on)
+	if (!acct_bpf.skel || acct_bpf.waker_on)
 		return 0;
-	table = base;
-	event_fn = fn;
-	event_ctx = ctx;
+	acct_bpf.table = base;
+	acct_bpf.event_fn = fn;
+	acct_bpf.event_ctx = ctx;
 	r = waker_start(prio);
 	if (r < 0) {
 		/* without it no wake can come: never quiet (acct_look_quiet) */
 		log_warning_errno(r, "BPF accounting: cannot start the thread that takes the kernel's wakes; isod looks at idle ISO threads as with proc accounting");
 		acct_bpf_unbind();
-		table = base; /* the slots still index the program's entries */
+		acct_bpf.table = base; /* the slots still index the program's entries */
 	}
 	return r;
 }
@@ -200,39 +176,39 @@ int acct_look_event(void *ctx, void *data, size_t size)
 	if (size < sizeof(ev))
 		return 0;
 	memcpy(&ev, data, sizeof(ev));
-	if (!acct_event_valid(&ev, cap_slots)) {
+	if (!acct_event_valid(&ev, acct_bpf.cap_slots)) {
 		log_debug("BPF accounting: an event that cannot be right (kind %u, tid %u, slot %u)",
 			  ev.kind, ev.tid, ev.slot);
 		return 0;
 	}
-	if (event_fn)
-		event_fn(event_ctx, &ev); /* the waker thread, d->lock not held */
+	if (acct_bpf.event_fn)
+		acct_bpf.event_fn(acct_bpf.event_ctx, &ev); /* the waker thread, d->lock not held */
 	return 0;
 }
 
 uint32_t acct_look_slot(const struct tracked *e)
 {
-	if (!table || e < table || (size_t)(e - table) >= cap_slots)
+	if (!acct_bpf.table || e < acct_bpf.table || (size_t)(e - acct_bpf.table) >= acct_bpf.cap_slots)
 		return UINT32_MAX; /* no bit: read at every check */
-	return (uint32_t)(e - table);
+	return (uint32_t)(e - acct_bpf.table);
 }
 
 static void set_must(uint32_t slot, bool on)
 {
-	if (slot >= cap_slots || must_read[slot] == on)
+	if (slot >= acct_bpf.cap_slots || acct_bpf.must_read[slot] == on)
 		return;
-	must_read[slot] = on;
+	acct_bpf.must_read[slot] = on;
 	if (on)
-		n_must++;
+		acct_bpf.n_must++;
 	else
-		n_must--;
+		acct_bpf.n_must--;
 }
 
 /* Is tid on a CPU now? */
 static bool on_a_cpu(pid_t tid)
 {
-	for (int i = 0; i < ncpus_seen; i++)
-		if (__atomic_load_n(&acct_skel->bss->cpu_tid[i].tid, __ATOMIC_SEQ_CST) == (uint32_t)tid)
+	for (int i = 0; i < acct_bpf.ncpus_seen; i++)
+		if (__atomic_load_n(&acct_bpf.skel->bss->cpu_tid[i].tid, __ATOMIC_SEQ_CST) == (uint32_t)tid)
 			return true;
 	return false;
 }
@@ -265,25 +241,25 @@ void acct_look_filter_remove(uint32_t slot)
 {
 	uint32_t tid;
 
-	if (slot >= cap_slots || !filter_tid[slot])
+	if (slot >= acct_bpf.cap_slots || !acct_bpf.filter_tid[slot])
 		return;
-	tid = filter_tid[slot];
-	filter_tid[slot] = 0;
-	__atomic_fetch_sub(&acct_skel->bss->tid_filter[tid % ACCT_TID_FILTER], 1, __ATOMIC_SEQ_CST);
+	tid = acct_bpf.filter_tid[slot];
+	acct_bpf.filter_tid[slot] = 0;
+	__atomic_fetch_sub(&acct_bpf.skel->bss->tid_filter[tid % ACCT_TID_FILTER], 1, __ATOMIC_SEQ_CST);
 }
 
 void acct_look_filter_add(uint32_t slot, pid_t tid)
 {
-	if (slot >= cap_slots || tid <= 0)
+	if (slot >= acct_bpf.cap_slots || tid <= 0)
 		return;
 	/* a slot counts one TID: a slot taken again without a release
 	 * first gives up its old count */
 	acct_look_filter_remove(slot);
-	filter_tid[slot] = (uint32_t)tid;
+	acct_bpf.filter_tid[slot] = (uint32_t)tid;
 	/* sequentially consistent, before the TID goes into "tracked" and
 	 * before acct_look_track reads cpu_tid: the program's exchange of
 	 * cpu_tid, then its read of the count, is the other half */
-	__atomic_fetch_add(&acct_skel->bss->tid_filter[(uint32_t)tid % ACCT_TID_FILTER], 1,
+	__atomic_fetch_add(&acct_bpf.skel->bss->tid_filter[(uint32_t)tid % ACCT_TID_FILTER], 1,
 			   __ATOMIC_SEQ_CST);
 }
 
@@ -302,14 +278,14 @@ void acct_look_untrack(const struct tracked *e)
 	uint32_t slot = acct_look_slot(e);
 
 	set_must(slot, false);
-	if (slot >= cap_slots)
+	if (slot >= acct_bpf.cap_slots)
 		return;
 	/* out of the map (done): a mark it left where it was preempted
 	 * would keep isod from ever being quiet */
-	for (int c = 0; c < ncpus_seen; c++) {
+	for (int c = 0; c < acct_bpf.ncpus_seen; c++) {
 		uint32_t m = slot + 1;
 
-		(void)__atomic_compare_exchange_n(&acct_skel->bss->on_cpu[c], &m, 0, false,
+		(void)__atomic_compare_exchange_n(&acct_bpf.skel->bss->on_cpu[c], &m, 0, false,
 						  __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
 	}
 }
@@ -318,7 +294,7 @@ void acct_look_seen(const struct tracked *e, bool seen)
 {
 	uint32_t slot = acct_look_slot(e);
 
-	if (slot < cap_slots && seen)
+	if (slot < acct_bpf.cap_slots && seen)
 		set_must(slot, false);
 }
 
@@ -326,15 +302,15 @@ bool acct_look_proc_needed(const struct tracked *e)
 {
 	uint32_t slot = acct_look_slot(e);
 
-	return read_all || slot >= cap_slots || must_read[slot];
+	return acct_bpf.read_all || slot >= acct_bpf.cap_slots || acct_bpf.must_read[slot];
 }
 
 bool acct_look_preempted(const struct tracked *e)
 {
 	uint32_t m = acct_look_slot(e) + 1;
 
-	for (int c = 0; c < ncpus_seen && m - 1 < cap_slots; c++)
-		if (__atomic_load_n(&acct_skel->bss->on_cpu[c], __ATOMIC_RELAXED) == m)
+	for (int c = 0; c < acct_bpf.ncpus_seen && m - 1 < acct_bpf.cap_slots; c++)
+		if (__atomic_load_n(&acct_bpf.skel->bss->on_cpu[c], __ATOMIC_RELAXED) == m)
 			return true;
 	return false;
 }
@@ -346,43 +322,44 @@ static bool bit(const uint64_t *w, size_t slot)
 
 void acct_look_begin(uint64_t now_ns)
 {
-	struct isod_acct__bss *bss = acct_skel->bss;
-	size_t n = n_must;
+	struct isod_acct__bss *bss = acct_bpf.skel->bss;
+	size_t n = acct_bpf.n_must;
 
 	/* a thread's gap that ends from here on is the next step's */
 	__atomic_store_n(&bss->gap_epoch, now_ns, __ATOMIC_RELAXED);
-	read_all = pending_all || __atomic_exchange_n(&bss->lost, 0, __ATOMIC_SEQ_CST) ||
-		   now_ns - last_full_ns >= FULL_READ_NS;
-	pending_all = false;
-	if (read_all)
-		last_full_ns = now_ns;
-	for (size_t w = 0; w < n_words; w++) {
-		ran_now[w] = __atomic_exchange_n(&bss->ran_bits[w], 0, __ATOMIC_SEQ_CST);
-		n += (size_t)__builtin_popcountll(ran_now[w]);
+	acct_bpf.read_all = acct_bpf.pending_all || __atomic_exchange_n(&bss->lost, 0, __ATOMIC_SEQ_CST) ||
+		   now_ns - acct_bpf.last_full_ns >= FULL_READ_NS;
+	acct_bpf.pending_all = false;
+	if (acct_bpf.read_all)
+		acct_bpf.last_full_ns = now_ns;
+	for (size_t w = 0; w < acct_bpf.n_words; w++) {
+		acct_bpf.ran_now[w] = __atomic_exchange_n(&bss->ran_bits[w], 0, __ATOMIC_SEQ_CST);
+		n += (size_t)__builtin_popcountll(acct_bpf.ran_now[w]);
 	}
-	for (int c = 0; c < ncpus_seen; c++) {
+	for (int c = 0; c < acct_bpf.ncpus_seen; c++) {
 		uint32_t m = __atomic_load_n(&bss->on_cpu[c], __ATOMIC_RELAXED);
 
 		/* validated: the program writes slot + 1 of a tracked thread */
-		if (m && m - 1 < cap_slots && !bit(ran_now, m - 1)) {
-			ran_now[(m - 1) / 64] |= 1ull << ((m - 1) % 64);
+		if (m && m - 1 < acct_bpf.cap_slots && !bit(acct_bpf.ran_now, m - 1)) {
+			acct_bpf.ran_now[(m - 1) / 64] |= 1ull << ((m - 1) % 64);
 			n++;
 		}
 	}
-	ran_last = n > n_must;
+	acct_bpf.ran_last = n > acct_bpf.n_must;
 }
 
 bool acct_look_needed(const struct tracked *e, size_t slot)
 {
 	(void)e;
-	if (read_all || slot >= cap_slots || must_read[slot] || bit(ran_now, slot))
+	if (acct_bpf.read_all || slot >= acct_bpf.cap_slots || acct_bpf.must_read[slot] ||
+	    bit(acct_bpf.ran_now, slot))
 		return true;
 	return false;
 }
 
 bool acct_look_quiet(void)
 {
-	struct isod_acct__bss *bss = acct_skel->bss;
+	struct isod_acct__bss *bss = acct_bpf.skel->bss;
 	/* A thread that ran since the last check is quiet only between two
 	 * of its runs: armed, its next switch-in would wake isod's waker and
 	 * enforcer above the band — on an audio thread's CPU, just as it
@@ -390,7 +367,7 @@ bool acct_look_quiet(void)
 	 * The plan's horizons hold without the wake (the guard's from the
 	 * CPU time each thread has left); only an interval in which nothing
 	 * ran arms. */
-	bool busy = n_must > 0 || pending_all || !waker_on || ran_last;
+	bool busy = acct_bpf.n_must > 0 || acct_bpf.pending_all || !acct_bpf.waker_on || acct_bpf.ran_last;
 
 	struct timespec ts;
 
@@ -398,22 +375,22 @@ bool acct_look_quiet(void)
 	 * goes on from then (acct_bpf_quiet_since); a switch-in between
 	 * this read and the store below sets its bit first, so the look
 	 * below finds it busy */
-	if (!__atomic_load_n(&quiet_armed, __ATOMIC_SEQ_CST) ||
+	if (!__atomic_load_n(&acct_bpf.quiet_armed, __ATOMIC_SEQ_CST) ||
 	    !__atomic_load_n(&bss->armed, __ATOMIC_SEQ_CST)) {
 		clock_gettime(CLOCK_MONOTONIC, &ts);
-		__atomic_store_n(&armed_at, (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec,
+		__atomic_store_n(&acct_bpf.armed_at, (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec,
 				 __ATOMIC_SEQ_CST);
 	}
 	/* arm first, then look (the header's memory order) */
 	__atomic_store_n(&bss->armed, 1, __ATOMIC_SEQ_CST);
 	busy = busy || __atomic_load_n(&bss->lost, __ATOMIC_SEQ_CST);
-	for (size_t w = 0; w < n_words && !busy; w++)
+	for (size_t w = 0; w < acct_bpf.n_words && !busy; w++)
 		busy = __atomic_load_n(&bss->ran_bits[w], __ATOMIC_SEQ_CST) != 0;
-	for (int c = 0; c < ncpus_seen && !busy; c++)
+	for (int c = 0; c < acct_bpf.ncpus_seen && !busy; c++)
 		busy = __atomic_load_n(&bss->on_cpu[c], __ATOMIC_SEQ_CST) != 0;
 	if (busy)
 		__atomic_store_n(&bss->armed, 0, __ATOMIC_SEQ_CST);
-	__atomic_store_n(&quiet_armed, !busy, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&acct_bpf.quiet_armed, !busy, __ATOMIC_SEQ_CST);
 	return !busy;
 }
 
@@ -421,31 +398,31 @@ int64_t acct_bpf_woken_ns(void)
 {
 	uint64_t t;
 
-	if (!acct_skel || !__atomic_load_n(&quiet_armed, __ATOMIC_SEQ_CST) ||
-	    __atomic_load_n(&acct_skel->bss->armed, __ATOMIC_SEQ_CST))
+	if (!acct_bpf.skel || !__atomic_load_n(&acct_bpf.quiet_armed, __ATOMIC_SEQ_CST) ||
+	    __atomic_load_n(&acct_bpf.skel->bss->armed, __ATOMIC_SEQ_CST))
 		return INT64_MAX;
-	t = __atomic_load_n(&acct_skel->bss->woke_ns, __ATOMIC_SEQ_CST);
+	t = __atomic_load_n(&acct_bpf.skel->bss->woke_ns, __ATOMIC_SEQ_CST);
 	/* the program writes the time just after it disarms: until then
 	 * the time read is an older wake's */
-	if (t > INT64_MAX || (int64_t)t < __atomic_load_n(&armed_at, __ATOMIC_SEQ_CST))
+	if (t > INT64_MAX || (int64_t)t < __atomic_load_n(&acct_bpf.armed_at, __ATOMIC_SEQ_CST))
 		return INT64_MAX;
 	return (int64_t)t;
 }
 
 int64_t acct_bpf_quiet_since(void)
 {
-	if (!acct_skel || !acct_skel->bss || !__atomic_load_n(&quiet_armed, __ATOMIC_SEQ_CST) ||
-	    !__atomic_load_n(&acct_skel->bss->armed, __ATOMIC_SEQ_CST))
+	if (!acct_bpf.skel || !acct_bpf.skel->bss || !__atomic_load_n(&acct_bpf.quiet_armed, __ATOMIC_SEQ_CST) ||
+	    !__atomic_load_n(&acct_bpf.skel->bss->armed, __ATOMIC_SEQ_CST))
 		return INT64_MAX;
-	return __atomic_load_n(&armed_at, __ATOMIC_SEQ_CST);
+	return __atomic_load_n(&acct_bpf.armed_at, __ATOMIC_SEQ_CST);
 }
 
 bool acct_bpf_wake_overdue(int64_t now_ns)
 {
 	int64_t woke = acct_bpf_woken_ns();
 
-	if (!acct_skel || !acct_skel->bss)
+	if (!acct_bpf.skel || !acct_bpf.skel->bss)
 		return false;
 	return (woke != INT64_MAX && now_ns - woke > 100000000) ||
-	       __atomic_load_n(&acct_skel->bss->lost, __ATOMIC_SEQ_CST);
+	       __atomic_load_n(&acct_bpf.skel->bss->lost, __ATOMIC_SEQ_CST);
 }

@@ -9,12 +9,91 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <pthread.h>
 #include <sys/types.h>
 
 #include "accounting.h"
 
-/* The loaded program (accounting_bpf.c): NULL when none. */
-extern struct isod_acct *acct_skel;
+struct isod_acct;
+struct ring_buffer;
+
+/* Whom the ring buffer's callbacks (fixed when the buffer is made) hand a
+ * stray or lineage report to: set by acct_bpf_take_reports for the length
+ * of one call. */
+struct acct_take {
+	void (*fn)(void *ctx, const struct acct_stray *s);
+	void (*lineage)(void *ctx, const struct acct_lineage *l);
+	void *ctx;
+	int n;
+};
+
+/* The BPF accounting's whole state. One program per isod process, loaded
+ * at start-up and unloaded at exit, and the ops of struct accounting take
+ * no instance (accounting.h): so there is one, acct_bpf, defined in
+ * accounting_bpf_look.c (the lower of the two files). */
+struct acct_bpf {
+	/* the loader's (accounting_bpf.c): written only by load/unload (main
+	 * thread, before and after the other threads); read under d->lock or
+	 * by the server thread */
+	struct isod_acct *skel;    /* the loaded program; NULL when none */
+	struct ring_buffer *rb;    /* strays and lineage */
+	struct acct_cpu *cpu_buf;  /* one per possible CPU: a per-CPU map read */
+	struct acct_thread *threads; /* the map "threads", mapped: by slot */
+	size_t n_threads, threads_len;
+	int ncpus;
+	struct acct_take taker;
+	/* the look's (accounting_bpf_look.c): what the last look took, per
+	 * slot of the task table. Allocated by acct_look_init, then used
+	 * under d->lock; the event callback's target is set once by
+	 * acct_bpf_bind before the server runs */
+	uint64_t *ran_now;         /* words: the bits taken by acct_look_begin */
+	uint8_t *must_read;        /* per slot: not seen by the program yet */
+	uint32_t *filter_tid;      /* per slot: the TID it counts in tid_filter (0: none) */
+	size_t n_must, cap_slots, n_words;
+	int ncpus_seen;
+	bool pending_all;          /* the next check reads every thread */
+	bool read_all;             /* this check's */
+	bool ran_last;             /* this check's: some thread ran since the last */
+	uint64_t last_full_ns;
+	const struct tracked *table;
+	bool quiet_armed;          /* the last plan armed the kernel (read by the server thread) */
+	int64_t armed_at;          /* then (CLOCK_MONOTONIC ns): an older wake is not this one's */
+	void (*event_fn)(void *ctx, const struct acct_event *ev);
+	void *event_ctx;
+	/* The waker: a thread at the enforcer's priority that sleeps on the
+	 * ring buffer "events" and hands its reports on (event_fn). Not the
+	 * server thread: that one runs SCHED_OTHER, and ISO threads on every
+	 * CPU would starve the very wake that lets isod police them. Started
+	 * and stopped by acct_bpf_bind / acct_bpf_unbind (main thread). */
+	struct ring_buffer *ev_rb;
+	int waker_stop, waker_ep;
+	pthread_t waker;
+	bool waker_on;
+};
+extern struct acct_bpf acct_bpf;
+
+/* The task table (its index is a thread's slot, acct_maps.h), and whom
+ * the program's "events" reports (a wake, an exit) go to: fn runs on a
+ * thread of its own at SCHED_FIFO prio (the enforcer's: ISO threads cannot
+ * starve it), d->lock not held. Main thread, once, after the load; unbind
+ * stops that thread (before the table goes). */
+int acct_bpf_bind(const struct tracked *table, void (*fn)(void *ctx, const struct acct_event *ev),
+		  void *ctx, int prio);
+void acct_bpf_unbind(void);
+/* The kernel's wake since the last (quiet) plan, CLOCK_MONOTONIC ns, not
+ * yet planned for (INT64_MAX: none): the watchdog counts the enforcer's
+ * lateness from it (a starved enforcer's waker is starved too). Any
+ * thread. */
+int64_t acct_bpf_woken_ns(void);
+/* Did the kernel's wake not reach the enforcer: it woke more than 100 ms
+ * before now_ns and nobody planned since, or a report was lost? The
+ * server's look (every second; every two while nothing runs), so that
+ * a quiet plan needs no short bound of its own. */
+bool acct_bpf_wake_overdue(int64_t now_ns);
+/* Since when (CLOCK_MONOTONIC ns) the kernel has been armed by quiet plans
+ * without a wake: no tracked thread has switched in since then. INT64_MAX:
+ * not armed, or woken. Any thread. */
+int64_t acct_bpf_quiet_since(void);
 
 /* After the program loaded (ncpus possible CPUs, cap = max_threads) /
  * before it is unloaded. */

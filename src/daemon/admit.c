@@ -4,7 +4,23 @@
 #include <errno.h>
 #include <stdio.h>
 
-#include "revoke.h"
+bool config_admits(const struct isod_config *c, uid_t uid, gid_t gid,
+		   const gid_t *groups, size_t ngroups)
+{
+	if (uid == 0 || (c->n_allow_users == 0 && c->n_allow_groups == 0))
+		return true;
+	for (size_t i = 0; i < c->n_allow_users; i++)
+		if (c->allow_users[i] == uid)
+			return true;
+	for (size_t i = 0; i < c->n_allow_groups; i++) {
+		if (gid == c->allow_groups[i])
+			return true;
+		for (size_t j = 0; j < ngroups; j++)
+			if (groups[j] == c->allow_groups[i])
+				return true;
+	}
+	return false;
+}
 
 int isod_admit_user(const struct isod *d, uid_t uid, gid_t gid, const gid_t *groups,
 		    size_t ngroups, unsigned limit, char *why, size_t cap)

@@ -16,10 +16,14 @@
 #include "isod.h"
 #include "procinfo.h"
 
+/* Do the allow lists of c admit a user with effective uid, gid and these
+ * supplementary groups? Root and empty lists admit everybody. Pure. */
+bool config_admits(const struct isod_config *c, uid_t uid, gid_t gid,
+		   const gid_t *groups, size_t ngroups);
 /* The administrator's rules for the user asking: an own limit no higher
  * than max_limit (root exempt), and the allow lists (allow_users,
  * allow_groups) admitting uid with effective gid and these supplementary
- * groups (revoke.h config_admits, the rule a reload applies too). */
+ * groups (config_admits, the rule a reload applies too: revoke.c). */
 int isod_admit_user(const struct isod *d, uid_t uid, gid_t gid, const gid_t *groups,
 		    size_t ngroups, unsigned limit, char *why, size_t cap);
 /* The thread: a program that changes identity (setuid or setgid: its

@@ -2,42 +2,8 @@
 #include "backend.h"
 
 #include <errno.h>
-#include <stdatomic.h>
-#include <strings.h>
 
 #include "backend_scx.h"
-
-/* Set once at start-up, before any thread; read by every system call
- * the backends make (process-wide like the kernel state they change). */
-static atomic_bool dry_run;
-
-void backend_set_dry_run(bool dry)
-{
-	atomic_store(&dry_run, dry);
-}
-
-bool backend_dry_run(void)
-{
-	return atomic_load(&dry_run);
-}
-
-int backend_parse(const char *s, enum backend_kind *out)
-{
-	if (!strcasecmp(s, "auto"))
-		*out = BACKEND_AUTO;
-	else if (!strcasecmp(s, "kernel-rt"))
-		*out = BACKEND_KERNEL_RT;
-	else if (!strcasecmp(s, "scx"))
-		*out = BACKEND_SCX;
-	else
-		return -EINVAL;
-	return 0;
-}
-
-const char *backend_kind_name(enum backend_kind k)
-{
-	return k == BACKEND_AUTO ? "auto" : k == BACKEND_SCX ? "scx" : "kernel-rt";
-}
 
 const struct backend *backend_current(void)
 {
@@ -68,4 +34,16 @@ bool backend_may_switch(void)
 void backend_close(void)
 {
 	scx_close();
+}
+
+/* Here, where both backends are known: the kernel's policy back to normal,
+ * and scx_iso's mark cleared, whichever was in use. */
+int backend_demote_signal_safe(pid_t tid)
+{
+	int saved = errno, r = backend_kernel_rt.demote(tid);
+
+	if (!backend_dry_run())
+		(void)scx_clear_signal_safe(tid);
+	errno = saved;
+	return r;
 }

@@ -23,6 +23,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "config_kind.h"
+
 /* What a grant asks of the scheduler. */
 struct backend_grant {
 	bool fifo;      /* ISO_FIFO, else ISO_RR */
@@ -71,11 +73,7 @@ struct backend {
 extern const struct backend backend_kernel_rt; /* backend_rt.c */
 extern const struct backend backend_scx;       /* backend_scx.c */
 
-enum backend_kind { BACKEND_AUTO, BACKEND_KERNEL_RT, BACKEND_SCX };
 #define BACKEND_PIN_DIR_MAX 200
-
-int backend_parse(const char *s, enum backend_kind *out);
-const char *backend_kind_name(enum backend_kind k);
 
 /* The backend in use now. */
 const struct backend *backend_current(void);
@@ -101,7 +99,8 @@ bool backend_probe(void);
 /* Release what the backends hold (map descriptors). */
 void backend_close(void);
 /* No system call changes anything; every grant and demotion succeeds
- * (tests without privilege). Kernel RT is used throughout. */
+ * (the flag is backend_rt.c's, whose system calls read it)
+ * for tests without privilege. Kernel RT is used throughout. */
 void backend_set_dry_run(bool dry);
 bool backend_dry_run(void);
 

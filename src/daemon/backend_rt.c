@@ -3,15 +3,29 @@
 #include "backend.h"
 
 #include <errno.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "backend_scx.h"
 #include "iso_rule.h"
 #include "iso_sched_abi.h"
+
+/* Set once at start-up, before any thread; read by every system call
+ * the backends make (process-wide like the kernel state they change). */
+static atomic_bool dry_run;
+
+void backend_set_dry_run(bool dry)
+{
+	atomic_store(&dry_run, dry);
+}
+
+bool backend_dry_run(void)
+{
+	return atomic_load(&dry_run);
+}
 
 static int setattr(pid_t tid, struct iso_sched_attr *a)
 {
@@ -129,16 +143,6 @@ const struct backend backend_kernel_rt = {
 	.placed_as = rt_placed_as,
 	.tune = rt_tune,
 };
-
-int backend_demote_signal_safe(pid_t tid)
-{
-	int saved = errno, r = rt_demote(tid);
-
-	if (!backend_dry_run())
-		(void)scx_clear_signal_safe(tid);
-	errno = saved;
-	return r;
-}
 
 int backend_reset_on_fork(pid_t tid)
 {

@@ -16,7 +16,7 @@
 #include <syslog.h>
 
 #include "accounting_check.h"
-#include "backend.h"
+#include "config_kind.h"
 #include "log.h"
 
 void config_defaults(struct isod_config *c)

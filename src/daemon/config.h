@@ -53,7 +53,7 @@ struct isod_config {
 	int log_level;
 	bool use_syslog;
 	bool dry_run;
-	int backend;               /* enum backend_kind (backend.h): auto, kernel-rt, scx */
+	int backend;               /* enum backend_kind (config_kind.h): auto, kernel-rt, scx */
 	char scx_pin_dir[200];     /* where scx_iso pins its maps */
 	int accounting;            /* enum accounting_kind (accounting_check.h): auto, bpf, proc */
 	bool rtkit;                /* serve org.freedesktop.RealtimeKit1 (rtkit_bus.h) */

@@ -5,7 +5,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "grants.h"
+#include "info.h"
 #include "isod.h"
 
 void events_add(struct event_ring *r, uint32_t kind, pid_t tid, pid_t pid, uid_t uid,

@@ -17,15 +17,11 @@
 #define ISOD_FORKWATCH_H
 
 #include "isod.h"
+#include "proc_conn.h" /* forkwatch_open, forkwatch_follow */
 
-int forkwatch_open(void);
 /* Read pending events from fd: adopt children of tracked threads, check
  * processes with tracked threads that exec. Server thread, lock not held. */
 void forkwatch_handle(struct isod *d, int fd);
-/* Join (on) or leave the connector's events on d->forkfd: isod follows
- * the machine's forks and execs only while it tracks a thread, so an idle
- * isod is not woken by every fork on the machine. Caller holds d->lock. */
-void forkwatch_follow(struct isod *d, bool on);
 /* A tracked thread parent_tid forked child_tid (a new process, child_tgid):
  * adopt it into ISO if inherit allows and it is still the parent's user's.
  * Caller holds d->lock. */

@@ -13,7 +13,7 @@
 #include "charge.h"
 #include "iso_band.h"
 #include "iso_policy.h"
-#include "forkwatch.h"
+#include "proc_conn.h"
 #include "leave.h"
 #include "log.h"
 #include "schedule.h"
@@ -87,77 +87,104 @@ int isod_confirm(struct isod *d, const struct tracked *e, uid_t by, uint64_t sta
 	return tasks_alive(e) ? 0 : -ESRCH;
 }
 
-int isod_grant(struct isod *d, const struct grant *g, struct tracked **out)
+static int64_t mono_ns(void)
 {
-	struct tracked *e = tasks_find(&d->tasks, g->tid), n;
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/* isod_grant's steps (grants.h), in the order it runs them. */
+
+int grant_check(struct isod *d, const struct grant *g, struct tracked *e)
+{
 	int kprio = iso_band_map(&d->cfg.band, g->prio), r;
-	bool fresh = !e;
 
-	if (kprio < 0)
+	if (kprio < 0 || !e)
 		return kprio;
-	if (!e) {
-		uid_t charged;
+	r = isod_confirm(d, e, g->by, g->starttime);
+	if (r == 0)
+		r = iso_task_set_limit(&e->core, g->limit);
+	return r < 0 ? r : kprio;
+}
 
-		/* the person it counts for (charge.h), read through the
-		 * thread being granted */
-		(void)read_charged_uid(d->proc, g->tid, g->uid, &charged);
-		if (tasks_count_uid(&d->tasks, charged) >= d->cfg.max_threads_per_user ||
-		    d->tasks.used >= d->tasks.cap)
-			return -EAGAIN;
-		if (g->pin && g->pin->statfd >= 0 && g->pin->tid == g->tid && g->pin->pid == g->pid) {
-			/* what the caller read after pinning it is the pinned
-			 * thread's if the handle works now (tasks_open) */
-			n = *g->pin;
-			g->pin->statfd = -1;
-			r = tasks_alive(&n) && (!g->starttime || n.starttime == g->starttime) ? 0
-											 : -ESRCH;
-		} else {
-			memset(&n, 0, sizeof(n));
-			r = tasks_open(d->proc, g->pid, g->tid, &n);
-			if (r < 0)
-				return r;
-			r = isod_confirm(d, &n, g->by, g->starttime);
-		}
-		if (r < 0) {
-			close(n.statfd);
-			return r;
-		}
-		n.uid = g->uid;
-		n.charged = charged;
-		r = iso_task_init(&n.core, g->limit);
-		if (r < 0) {
-			close(n.statfd);
-			return r;
-		}
-		iso_burst_init(&n.burst);
-		e = tasks_insert(&d->tasks, &n);
-		if (!e)
-			return -EAGAIN; /* cannot happen: capacity checked */
-		/* counted (and no stray) before grants_apply puts it in the band */
-		d->acct->track(e);
-		/* follow forks and execs again (if not already), before the
-		 * kernel makes it RT: an exec before that is not an escape */
-		forkwatch_follow(d, true);
-		/* its CPU time from now on counts, not what it used before */
-		if (d->acct->sample(e, 0) == 0) {
-			struct timespec ts;
+int grant_admit(struct isod *d, const struct grant *g, uid_t *charged)
+{
+	/* the person it counts for (charge.h), read through the thread
+	 * being granted */
+	(void)read_charged_uid(d->proc, g->tid, g->uid, charged);
+	if (tasks_count_uid(&d->tasks, *charged) >= d->cfg.max_threads_per_user ||
+	    d->tasks.used >= d->tasks.cap)
+		return -EAGAIN;
+	return 0;
+}
 
-			iso_engine_account(&d->engine, &e->core, e->cpu_ns);
-			/* and the burst guard's first read: its next look is
-			 * burst_ms/4 away (iso_plan_guard), so a grant does not
-			 * make the enforcer read every thread at once. The
-			 * guard goes on from what this thread, or another of
-			 * its user, left lately: asking again resets nothing */
-			clock_gettime(CLOCK_MONOTONIC, &ts);
-			isod_guard_resume(d, e, (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec);
-		}
+/* The new thread pinned into n (its handle open) and confirmed: taken
+ * from g->pin when the caller pinned it, else opened here. */
+static int grant_pin(struct isod *d, const struct grant *g, struct tracked *n)
+{
+	int r;
+
+	if (g->pin && g->pin->statfd >= 0 && g->pin->tid == g->tid && g->pin->pid == g->pid) {
+		/* what the caller read after pinning it is the pinned
+		 * thread's if the handle works now (tasks_open) */
+		*n = *g->pin;
+		g->pin->statfd = -1;
+		r = tasks_alive(n) && (!g->starttime || n->starttime == g->starttime) ? 0 : -ESRCH;
 	} else {
-		r = isod_confirm(d, e, g->by, g->starttime);
-		if (r == 0)
-			r = iso_task_set_limit(&e->core, g->limit);
+		memset(n, 0, sizeof(*n));
+		r = tasks_open(d->proc, g->pid, g->tid, n);
 		if (r < 0)
 			return r;
+		r = isod_confirm(d, n, g->by, g->starttime);
 	}
+	if (r < 0)
+		close(n->statfd);
+	return r;
+}
+
+int grant_join(struct isod *d, const struct grant *g, uid_t charged, struct tracked **out)
+{
+	struct tracked n, *e;
+	int r = grant_pin(d, g, &n);
+
+	if (r < 0)
+		return r;
+	n.uid = g->uid;
+	n.charged = charged;
+	r = iso_task_init(&n.core, g->limit);
+	if (r < 0) {
+		close(n.statfd);
+		return r;
+	}
+	iso_burst_init(&n.burst);
+	e = tasks_insert(&d->tasks, &n);
+	if (!e)
+		return -EAGAIN; /* cannot happen: capacity checked */
+	/* counted (and no stray) before grants_apply puts it in the band */
+	d->acct->track(e);
+	/* follow forks and execs again (if not already), before the kernel
+	 * makes it RT: an exec before that is not an escape */
+	forkwatch_follow(d, true);
+	/* its CPU time from now on counts, not what it used before */
+	if (d->acct->sample(e, 0) == 0) {
+		iso_engine_account(&d->engine, &e->core, e->cpu_ns);
+		/* and the burst guard's first read: its next look is
+		 * burst_ms/4 away (iso_plan_guard), so a grant does not make
+		 * the enforcer read every thread at once. The guard goes on
+		 * from what this thread, or another of its user, left lately:
+		 * asking again resets nothing */
+		isod_guard_resume(d, e, mono_ns());
+	}
+	*out = e;
+	return 0;
+}
+
+int grant_apply(struct isod *d, const struct grant *g, struct tracked *e, int kprio, bool fresh)
+{
+	int r;
+
 	/* admit or give back a reservation (reserve.h); refused, a tracked
 	 * thread keeps what it had */
 	r = reserve_take(d, e, g->dl, g->dl_left);
@@ -189,30 +216,54 @@ int isod_grant(struct isod *d, const struct grant *g, struct tracked **out)
 	 * that lag was counted as ISO time: demotions came ~5 ms before the
 	 * exact average crossed), and what it ran before the change was not
 	 * ISO. */
-	if (fresh && d->acct->sample(e, 0) == 0) {
-		struct timespec now;
+	if (fresh && d->acct->sample(e, 0) == 0)
+		iso_task_rebase(&e->core, e->cpu_ns, mono_ns());
+	return 0;
+}
 
-		clock_gettime(CLOCK_MONOTONIC, &now);
-		iso_task_rebase(&e->core, e->cpu_ns,
-				(int64_t)now.tv_sec * 1000000000LL + now.tv_nsec);
-	}
+void grant_record(struct isod *d, const struct tracked *e)
+{
 	events_add(&d->events, ISO_EVENT_GRANT, e->tid, e->pid, e->uid, e->prio);
+	/* The server appends this record to the state file before it sends
+	 * the reply (group commit, server.c): a daemon killed once the client
+	 * has heard of the grant still finds this thread when it restarts. */
+	statefile_note_grant(d, e);
+}
+
+void grant_announce(struct isod *d, struct tracked *e, bool fresh)
+{
 	log_info("thread %d (pid %d, uid %u): %s priority %d (kernel %d)%s",
 		 (int)e->tid, (int)e->pid, (unsigned)e->uid,
 		 iso_policy_name(e->policy), e->prio, e->kprio,
 		 e->core.held	   ? ", held by the burst guard"
 		 : e->core.demoted ? ", demoted while over budget"
 				   : "");
-	/* The server appends this record to the state file before it sends
-	 * the reply (group commit, server.c): a daemon killed once the client
-	 * has heard of the grant still finds this thread when it restarts. */
-	statefile_note_grant(d, e);
 	/* one more thread that can use the budget; a tracked one's limit
 	 * may be lower now: the enforcer plans it all again */
 	if (fresh)
 		isod_replan_if_sooner(d, e);
 	else
 		isod_replan(d);
+}
+
+int isod_grant(struct isod *d, const struct grant *g, struct tracked **out)
+{
+	struct tracked *e = tasks_find(&d->tasks, g->tid);
+	bool fresh = !e;
+	uid_t charged;
+	int kprio, r;
+
+	r = kprio = grant_check(d, g, e);
+	if (r >= 0 && fresh)
+		r = grant_admit(d, g, &charged);
+	if (r >= 0 && fresh)
+		r = grant_join(d, g, charged, &e);
+	if (r >= 0)
+		r = grant_apply(d, g, e, kprio, fresh);
+	if (r < 0)
+		return r;
+	grant_record(d, e);
+	grant_announce(d, e, fresh);
 	if (out)
 		*out = e;
 	return 0;
@@ -258,6 +309,17 @@ int isod_recorded_keys(struct isod *d, const struct state_key *keys, unsigned n,
 		undone += settle_record(d, e, ok);
 	}
 	return undone;
+}
+
+void isod_commit_end(struct isod *d, enum state_commit how, bool ok)
+{
+	const struct state_batch *w = &d->state.writing;
+
+	if (how == STATE_REWRITE)
+		(void)isod_recorded(d, ok);
+	else
+		(void)isod_recorded_keys(d, w->grants, w->ngrants, ok);
+	statefile_end(d);
 }
 
 int isod_release(struct isod *d, pid_t tid)
@@ -352,49 +414,4 @@ int isod_verify(struct isod *d, bool full)
 		n++;
 	}
 	return n;
-}
-
-void isod_thread_info(const struct isod *d, const struct tracked *e,
-		      struct iso_thread_info *o)
-{
-	const struct backend *b = backend_current();
-	struct backend_thread k = { .policy = -1 };
-	/* what it runs as, not the decision (they differ while a change
-	 * waits for a retry, or after the watchdog) */
-	bool demoted = e->applied == APPLIED_OTHER;
-
-	(void)d;
-	memset(o, 0, sizeof(*o));
-	o->tid = e->tid;
-	o->pid = e->pid;
-	o->uid = e->uid;
-	o->policy = e->policy;
-	o->prio = e->prio;
-	o->limit = (int32_t)e->core.limit;
-	o->cpu_ns = e->cpu_ns;
-	(void)b->query(e->tid, &k);
-	/* a backend that owns the budget demotes by itself, per CPU (and
-	 * isod only for the burst guard, which unmarks the thread) */
-	if (b->owns_budget)
-		demoted = !k.iso;
-	o->flags = e->flags | (demoted ? ISO_THREAD_DEMOTED : 0) | reserve_flags(e);
-	o->kernel_policy = k.policy;
-	o->kernel_prio = k.prio;
-	o->user_prio = demoted ? iso_user_prio(ISO_POLICY_NORMAL, 0, k.nice)
-				       : iso_user_prio(e->policy, e->prio, k.nice);
-}
-
-void isod_status_info(const struct isod *d, struct iso_status_info *o)
-{
-	memset(o, 0, sizeof(*o));
-	o->iso_cpu = d->engine.tun.iso_cpu;
-	o->iso_period_s = d->engine.tun.iso_period_s;
-	o->band_lo = d->cfg.band.lo;
-	o->band_hi = d->cfg.band.hi;
-	o->usage_milli = (uint32_t)(iso_engine_usage(&d->engine) * 1000.0);
-	/* the stall cap demotes every ISO thread as the budget does */
-	o->refractory = iso_engine_refractory(&d->engine) || iso_engine_stalled(&d->engine);
-	o->ncpus = d->engine.ncpus;
-	o->sample_us = d->cfg.sample_ms * 1000;
-	o->total = (uint32_t)d->tasks.used;
 }

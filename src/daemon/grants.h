@@ -7,6 +7,7 @@
 
 #include "backend.h"
 #include "isod.h"
+#include "info.h" /* isod_thread_info, isod_status_info */
 
 /* A grant request after authorization: ids are isod's own. */
 struct grant {
@@ -42,6 +43,25 @@ struct grant {
  * read through the pinned identity, so a reused TID cannot pass. */
 int isod_confirm(struct isod *d, const struct tracked *e, uid_t by, uint64_t starttime);
 int isod_grant(struct isod *d, const struct grant *g, struct tracked **out);
+/* isod_grant's steps, each one job, in the order it runs them (a
+ * tracked thread, e, skips admit and join: it is in the table already).
+ * 0 or a negative errno unless said otherwise; nothing is left half done.
+ *   check: the band has g->prio: its kernel priority (>= 0); a tracked
+ *     e is still g's thread, owned by g->by, and takes g->limit;
+ *   admit: the thread's payer (*charged, charge.h) and the table have
+ *     room (-EAGAIN): the counts; who may ask is admit.h's, before;
+ *   join: pin it (or take g->pin), put it in the table, count it
+ *     (accounting), follow its forks, take its baseline and its burst
+ *     guard's carry (leave.h);
+ *   apply: its policy to the backend; on failure it leaves the table;
+ *   record: the events ring and the state file's queue;
+ *   announce: the log line, and the enforcer's plan. */
+int grant_check(struct isod *d, const struct grant *g, struct tracked *e);
+int grant_admit(struct isod *d, const struct grant *g, uid_t *charged);
+int grant_join(struct isod *d, const struct grant *g, uid_t charged, struct tracked **out);
+int grant_apply(struct isod *d, const struct grant *g, struct tracked *e, int kprio, bool fresh);
+void grant_record(struct isod *d, const struct tracked *e);
+void grant_announce(struct isod *d, struct tracked *e, bool fresh);
 int isod_release(struct isod *d, pid_t tid);
 /* Drop e from the table. If its thread is gone (exited, or replaced by a
  * sibling's exec), its process is queued for a stray check (strays.h):
@@ -63,10 +83,11 @@ int isod_recorded(struct isod *d, bool ok);
 /* The same for the grants of one appended batch only (statefile.h):
  * O(batch), not O(threads). */
 int isod_recorded_keys(struct isod *d, const struct state_key *keys, unsigned n, bool ok);
+/* The end of a group commit (statefile.h) that wrote (ok) or could not
+ * write what statefile_begin took: the grants in it marked recorded, or
+ * undone; then the batch is dropped (statefile_end). */
+void isod_commit_end(struct isod *d, enum state_commit how, bool ok);
 void isod_demote_all(struct isod *d);
-void isod_thread_info(const struct isod *d, const struct tracked *e,
-		      struct iso_thread_info *out);
-void isod_status_info(const struct isod *d, struct iso_status_info *out);
 
 /* For police.c, the enforcer's reconciliation: what e's scheduler should
  * have now on backend b (the engine's decision, except that a backend

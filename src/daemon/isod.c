@@ -30,6 +30,7 @@
 #include "server.h"
 #include "statefile.h"
 #include "strays.h"
+#include "strays_tick.h"
 
 #define HELP_COLUMN 29
 
@@ -313,6 +314,8 @@ int main(int argc, char **argv)
 		log_error_errno(r, "initialisation failed");
 		return 1;
 	}
+	/* as before, isod goes on without them */
+	(void)isod_police_reports(&d);
 	d.src = &src;
 	catch_crashes(&d);
 	sigemptyset(&ss);

@@ -8,7 +8,6 @@
 #include <sys/eventfd.h>
 #include <unistd.h>
 
-#include "accounting_bpf.h"
 #include "log.h"
 #include "percpu.h"
 #include "reserve.h"
@@ -69,10 +68,10 @@ void isod_destroy(struct isod *d)
 	uint64_t band_ns;
 
 	/* the one aggregate the program keeps for every CPU: said once */
-	if (acct_bpf_band_ns(&band_ns) == 0)
+	if (accounting_band_ns(d->acct, &band_ns) == 0)
 		log_info("BPF accounting: users' threads ran %.3f s at band priorities, tracked or not",
 			 (double)band_ns / 1e9);
-	acct_bpf_unbind(); /* its thread reads the table and takes the lock */
+	accounting_unbind(d->acct); /* its thread reads the table and takes the lock */
 	tasks_free(&d->tasks);
 	free(d->share.users);
 	statefile_buf_free(&d->state);
@@ -102,8 +101,8 @@ void isod_reconfigure(struct isod *d, const struct isod_config *n)
 	(void)iso_reserve_retune(&d->reserve, c->reserve_cpu, c->reserve_user);
 	isod_replan(d); /* the limits changed: so may the next check */
 	log_setup(c->log_level, c->use_syslog);
-	acct_bpf_report_strays(c->sweep_orphans && !c->dry_run);
-	acct_bpf_report_forks(c->inherit);
+	accounting_report_strays(d->acct, c->sweep_orphans && !c->dry_run);
+	accounting_report_forks(d->acct, c->inherit);
 	log_info("configuration reloaded: iso_cpu %u%% over %us, user_cpu %u%%, inherit %s, %u threads per user",
 		 c->tun.iso_cpu, c->tun.iso_period_s, c->user_cpu, c->inherit ? "yes" : "no",
 		 c->max_threads_per_user);

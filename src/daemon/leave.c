@@ -1,11 +1,12 @@
-/* leave.c — what a thread leaving ISO is charged and leaves behind, and
- * what a fresh grant takes up again (leave.h). */
+/* leave.c — what a thread's run is charged to, what a thread leaving ISO
+ * is charged and leaves behind, and what a fresh grant takes up again
+ * (leave.h). */
 #include "leave.h"
 
 #include <time.h>
 
 #include "log.h"
-#include "police.h"
+#include "percpu.h"
 
 static int64_t monotonic_ns(void)
 {
@@ -13,6 +14,21 @@ static int64_t monotonic_ns(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+void isod_account(struct isod *d, struct tracked *e, int64_t now_ns, bool leaving)
+{
+	/* before the engine moves the baseline (iso_share.h) */
+	uint64_t iso_ns = iso_task_iso_delta(&e->core, e->cpu_ns);
+
+	if (iso_share_on(&d->share))
+		(void)(leaving ? iso_share_charge : iso_share_account)(&d->share, e->charged, iso_ns);
+	isod_percpu_charge(d, e);
+	if (leaving)
+		iso_engine_charge(&d->engine, &e->core, e->cpu_ns);
+	else
+		iso_engine_account_placed(&d->engine, &e->core, e->cpu_ns, now_ns, &e->off);
+	thread_stats_sample(&e->stats, e->cpu_ns, now_ns);
 }
 
 void isod_leave(struct isod *d, struct tracked *e)

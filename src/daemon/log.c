@@ -7,6 +7,9 @@
 #include <string.h>
 #include <strings.h>
 
+/* Process-wide, like the journal or syslog they pick: set by log_setup
+ * (start-up, and a reload on the server thread), read by every thread;
+ * a line logged during a reload may use either setting. */
 static int max_level = LOG_INFO;
 static bool to_syslog;
 

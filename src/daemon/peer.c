@@ -4,6 +4,7 @@
 
 #include <poll.h>
 
+#include "isod.h"
 #include "procinfo.h"
 
 bool peer_allowed(const struct isod *d, const struct peer *p)

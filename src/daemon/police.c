@@ -5,13 +5,15 @@
 #include "police.h"
 
 #include <errno.h>
+#include <unistd.h>
 
-#include "accounting_bpf.h"
 #include "actuator.h"
 #include "grants.h"
+#include "leave.h"
 #include "iso_plan.h"
 #include "log.h"
 #include "percpu.h"
+#include "schedule.h"
 
 /* scx_iso came or went (backend.h): put every tracked thread on the
  * backend now in use, so none is lost to a scheduler that was unloaded. */
@@ -85,21 +87,6 @@ static void guard_feed(struct isod *d, struct tracked *e, int64_t now_ns)
 	 * past burst_ms of CPU without blocking, and the schedule plans that
 	 * check from the CPU time it has left; with no thread running, its
 	 * first switch-in wakes the schedule. */
-}
-
-void isod_account(struct isod *d, struct tracked *e, int64_t now_ns, bool leaving)
-{
-	/* before the engine moves the baseline (iso_share.h) */
-	uint64_t iso_ns = iso_task_iso_delta(&e->core, e->cpu_ns);
-
-	if (iso_share_on(&d->share))
-		(void)(leaving ? iso_share_charge : iso_share_account)(&d->share, e->charged, iso_ns);
-	isod_percpu_charge(d, e);
-	if (leaving)
-		iso_engine_charge(&d->engine, &e->core, e->cpu_ns);
-	else
-		iso_engine_account_placed(&d->engine, &e->core, e->cpu_ns, now_ns, &e->off);
-	thread_stats_sample(&e->stats, e->cpu_ns, now_ns);
 }
 
 /* The per-user averages (user_cpu), with a line whenever a user goes
@@ -226,7 +213,7 @@ static int64_t watchdog_limit_ns(const struct isod *d)
  * or a quiet plan's at the kernel's wake (schedule.c). */
 static int64_t watchdog_due_ns(const struct isod *d)
 {
-	int64_t due = atomic_load(&d->due_ns), woke = acct_bpf_woken_ns();
+	int64_t due = atomic_load(&d->due_ns), woke = accounting_woken_ns(d->acct);
 
 	return woke < due ? woke : due;
 }
@@ -243,7 +230,7 @@ void isod_watchdog(struct isod *d, int64_t now_ns)
 	/* late for the check it planned: it sleeps until a decision can
 	 * change, so only lateness tells a starved enforcer; a grant or an
 	 * exit makes it due at once (isod_replan) */
-	int64_t due = watchdog_due_ns(d), woke = acct_bpf_woken_ns();
+	int64_t due = watchdog_due_ns(d), woke = accounting_woken_ns(d->acct);
 	int n = 0;
 
 	if (due == ISO_PLAN_NEVER || now_ns - due < watchdog_limit_ns(d) ||
@@ -268,4 +255,35 @@ void isod_watchdog(struct isod *d, int64_t now_ns)
 			    (long long)((now_ns - due) / 1000000), config_enforcer_prio(&d->cfg), n);
 	}
 	pthread_mutex_unlock(&d->lock);
+}
+
+/* The BPF accounting's reports (its waker thread, d->lock not held): a
+ * tracked thread ran while isod slept armed (plan again: its look is due),
+ * or one exits (forget it now, no /proc read: the kernel said so, for the
+ * thread with that start time, so a reused TID is not taken for it). */
+static void on_kernel_report(void *ctx, const struct acct_event *ev)
+{
+	static long hz; /* sysconf's, read once (the waker thread only) */
+	struct isod *d = ctx;
+	struct tracked *e;
+
+	if (!hz)
+		hz = sysconf(_SC_CLK_TCK);
+	pthread_mutex_lock(&d->lock);
+	if (ev->kind == ACCT_EV_EXIT) {
+		e = tasks_find(&d->tasks, (pid_t)ev->tid);
+		if (e && (size_t)(e - d->tasks.t) == ev->slot &&
+		    e->starttime == acct_start_ticks(ev->start_ns, hz)) {
+			log_debug("thread %d exited (the kernel's report)", (int)e->tid);
+			isod_forget(d, e);
+			atomic_store(&d->state_dirty, true);
+		}
+	}
+	isod_replan(d);
+	pthread_mutex_unlock(&d->lock);
+}
+
+int isod_police_reports(struct isod *d)
+{
+	return accounting_bind(d->acct, d->tasks.t, on_kernel_report, d, config_enforcer_prio(&d->cfg));
 }

@@ -11,15 +11,6 @@
 /* One check: read every thread, account, decide, reconcile the
  * scheduler with the decisions (and with a backend that came or went). */
 void isod_enforce_step(struct isod *d, int64_t now_ns);
-/* Charge e's CPU time since its previous sample (e->cpu_ns, just read)
- * to all that counts it: its user's share, its CPU's budget (scope
- * per-cpu), the engine's budget and stall cap, its statistics. In a step
- * (leaving false, between iso_engine_begin and commit) the engine places
- * it in the step; a thread that leaves ISO (isod_forget) is charged at
- * any moment, between steps too, and counted at the next commit
- * (iso_engine_charge). One function for both, so that leaving charges
- * what a step would have. Caller holds d->lock. */
-void isod_account(struct isod *d, struct tracked *e, int64_t now_ns, bool leaving);
 /* Called by the server thread: if the enforcer is late by a long while
  * for the check it planned (starved by RT tasks above it), nothing
  * polices the budget, so
@@ -29,5 +20,10 @@ void isod_watchdog(struct isod *d, int64_t now_ns);
 /* When isod_watchdog would act if the enforcer kept to its present plan
  * (monotonic ns), or ISO_PLAN_NEVER: the server sleeps no longer. */
 int64_t isod_watchdog_at(const struct isod *d);
+
+/* Hand the BPF accounting's reports to the enforcer's side (a tracked
+ * thread's exit: forget it; a wake: plan again). Main thread, once, after
+ * isod_init; undone by isod_destroy. 0 or a negative errno. */
+int isod_police_reports(struct isod *d);
 
 #endif

@@ -13,10 +13,6 @@
 #include "config.h"
 #include "isod.h"
 
-/* Do the allow lists of c admit a user with effective uid, gid and these
- * supplementary groups? Root and empty lists admit everybody. Pure. */
-bool config_admits(const struct isod_config *c, uid_t uid, gid_t gid,
-		   const gid_t *groups, size_t ngroups);
 /* Demote and forget (logged, one line per thread) every tracked thread
  * whose owner the current lists do not admit; its groups are read from
  * the thread's /proc status now. Returns how many. Caller holds d->lock. */

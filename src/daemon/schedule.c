@@ -6,39 +6,8 @@
 #include "schedule.h"
 
 #include <time.h>
-#include <unistd.h>
 
-#include "accounting_bpf.h"
-#include "backend.h"
-#include "grants.h"
 #include "iso_plan.h"
-#include "log.h"
-
-/* The BPF accounting's reports (its waker thread, d->lock not held): a
- * tracked thread ran while isod slept armed (plan again: its look is due),
- * or one exits (forget it now, no /proc read: the kernel said so, for the
- * thread with that start time, so a reused TID is not taken for it). */
-static void on_acct_event(void *ctx, const struct acct_event *ev)
-{
-	static long hz; /* sysconf's, read once (the waker thread only) */
-	struct isod *d = ctx;
-	struct tracked *e;
-
-	if (!hz)
-		hz = sysconf(_SC_CLK_TCK);
-	pthread_mutex_lock(&d->lock);
-	if (ev->kind == ACCT_EV_EXIT) {
-		e = tasks_find(&d->tasks, (pid_t)ev->tid);
-		if (e && (size_t)(e - d->tasks.t) == ev->slot &&
-		    e->starttime == acct_start_ticks(ev->start_ns, hz)) {
-			log_debug("thread %d exited (the kernel's report)", (int)e->tid);
-			isod_forget(d, e);
-			atomic_store(&d->state_dirty, true);
-		}
-	}
-	isod_replan(d);
-	pthread_mutex_unlock(&d->lock);
-}
 
 int isod_schedule_init(struct isod *d)
 {
@@ -51,7 +20,6 @@ int isod_schedule_init(struct isod *d)
 	r = -pthread_cond_init(&d->wake, &ca);
 	pthread_condattr_destroy(&ca);
 	atomic_store(&d->due_ns, ISO_PLAN_NEVER);
-	(void)acct_bpf_bind(d->tasks.t, on_acct_event, d, config_enforcer_prio(&d->cfg));
 	return r;
 }
 
@@ -81,7 +49,7 @@ void isod_replan(struct isod *d)
 /* The longest a quiet plan sleeps (iso_plan.h: quiet). The kernel's
  * wake comes through a thread at the enforcer's priority, and the
  * server's once-a-second look replans should one not arrive
- * (acct_bpf_wake_overdue): this is only a last bound. */
+ * (accounting_wake_overdue): this is only a last bound. */
 #define QUIET_LOOK_NS 10000000000LL
 
 /* The moment every thread had been read by (iso_plan_guard): the last
@@ -93,7 +61,7 @@ void isod_replan(struct isod *d)
 static int64_t checked_ns(const struct isod *d, int64_t now_ns)
 {
 	int64_t checked = d->engine.budget.started ? d->engine.budget.last_ns : now_ns;
-	int64_t woke = acct_bpf_woken_ns();
+	int64_t woke = accounting_woken_ns(d->acct);
 
 	if (woke != INT64_MAX && woke > checked && woke <= now_ns)
 		checked = woke;

@@ -28,7 +28,7 @@
 #include "ratelimit.h"
 #include "statefile.h"
 #include "strays.h"
-#include "accounting_bpf.h"
+#include "strays_tick.h"
 
 /* Fairness between users: what one user does must not delay another
  * user's request by more than a few loop rounds, so a round is bounded.
@@ -133,7 +133,7 @@ static bool sync_state(struct isod *d)
 	pthread_mutex_unlock(&d->lock);
 	r = statefile_flush(d, how);
 	pthread_mutex_lock(&d->lock);
-	statefile_end(d, how, r == 0);
+	isod_commit_end(d, how, r == 0);
 	pthread_mutex_unlock(&d->lock);
 	if (r < 0) {
 		/* said once, not every round it is retried */
@@ -402,7 +402,7 @@ int server_run_with(struct isod *d, int lfd, int sigfd, int forkfd,
 	int extra_fd = -1;
 	int ep = epoll_create1(EPOLL_CLOEXEC);
 	int reserve = open("/dev/null", O_RDONLY | O_CLOEXEC);
-	int strayfd = acct_bpf_stray_fd(); /* the kernel's stray reports, if BPF */
+	int strayfd = accounting_stray_fd(d->acct); /* the kernel's stray reports, if BPF */
 
 	if (ep < 0)
 		return -errno;

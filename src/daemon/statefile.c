@@ -11,12 +11,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "actuator.h"
-#include "grants.h"
 #include "isod.h"
 #include "iso_policy.h"
 #include "log.h"
-#include "procinfo.h"
 
 /* One record's longest text: "tid pid uid starttime policy prio limit
  * [runtime deadline period]\n"
@@ -324,13 +321,7 @@ int statefile_flush(struct isod *d, enum state_commit how)
 	return how == STATE_REWRITE ? statefile_store(d) : append(d);
 }
 
-void statefile_end(struct isod *d, enum state_commit how, bool ok)
+void statefile_end(struct isod *d)
 {
-	struct state_batch *w = &d->state.writing;
-
-	if (how == STATE_REWRITE)
-		(void)isod_recorded(d, ok);
-	else
-		(void)isod_recorded_keys(d, w->grants, w->ngrants, ok);
-	batch_clear(w);
+	batch_clear(&d->state.writing);
 }

@@ -77,14 +77,15 @@ void statefile_note_release(struct isod *d, const struct tracked *e);
  * statefile_begin (under d->lock) takes the queued changes, or, when a
  * compaction is due, a snapshot of the table; statefile_flush (without
  * the lock: disk waits never hold the lock the enforcer needs) appends or
- * rewrites; statefile_end (under d->lock) marks the grants written, or
- * undoes them (isod_recorded*) when they could not be. */
+ * rewrites; then, under d->lock, the grant table marks the grants
+ * written, or undoes them when they could not be (isod_commit_end,
+ * grants.h), and statefile_end drops the batch. */
 enum state_commit { STATE_APPEND, STATE_REWRITE };
 /* First, without the lock: is the file at the path still the open log? */
 void statefile_check(struct isod *d);
 enum state_commit statefile_begin(struct isod *d);
 int statefile_flush(struct isod *d, enum state_commit how);
-void statefile_end(struct isod *d, enum state_commit how, bool ok);
+void statefile_end(struct isod *d);
 
 /* The table as the file's text, into d->state. Caller holds d->lock. */
 void statefile_snapshot(struct isod *d);

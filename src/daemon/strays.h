@@ -26,7 +26,7 @@
  *
  * When isod looks:
  *   - the process of a tracked thread found gone (isod_forget queues it;
- *     strays_tick checks it on the server thread);
+ *     strays_tick, strays_tick.h, checks it on the server thread);
  *   - an exec of a process with tracked threads (forkwatch.c);
  *   - the whole machine at start-up (after recovering the state file) and
  *     every audit_interval seconds — only with sweep_orphans = yes, since
@@ -35,7 +35,7 @@
  *   - with the BPF accounting (accounting = bpf), the kernel itself: any
  *     user thread switching in as kernel RT (any priority, DEADLINE) that
  *     isod does not track is reported on a ring buffer the server thread
- *     polls (strays_kernel), so a stray is demoted within a loop round,
+ *     polls (strays_kernel, strays_tick.h), so a stray is demoted within a loop round,
  *     not at the next audit; reports lost to a full ring start a full
  *     audit.
  * RLIMIT_RTTIME is no exemption: any user may set it (prlimit).
@@ -51,10 +51,16 @@
 #ifndef ISOD_STRAYS_H
 #define ISOD_STRAYS_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "isod.h"
 
+/* Is tid kernel RT now (one system call, no lock)? A first filter. */
+bool strays_maybe(pid_t tid);
+/* One thread of process pid: demoted if a stray (1), else 0 (the rule
+ * and its reasons: strays.c). Caller holds d->lock. */
+int strays_police(struct isod *d, pid_t pid, pid_t tid);
 /* Demote the strays among the threads of process pid. */
 int strays_check_process(struct isod *d, pid_t pid);
 /* The whole machine: every process in d->proc. */
@@ -65,21 +71,4 @@ int strays_sweep(struct isod *d);
  * execs an ordinary program keeps ISO (same thread, same owner: what
  * `isoctl run` relies on). */
 int strays_exec(struct isod *d, pid_t tgid);
-/* Server thread, every loop: check the processes isod_forget queued, and
- * when due audit the machine (audit_interval) and verify the tracked threads'
- * kernel policy (isod_verify, every second). */
-void strays_tick(struct isod *d, int64_t now_ns);
-/* The BPF accounting saw users' threads switch in as kernel RT that isod
- * does not track (accounting_bpf.h): check and demote them, as a sweep
- * would, at once (only with sweep_orphans, like the sweeps). Server
- * thread, when the ring buffer is readable. */
-int strays_kernel(struct isod *d);
-/* How long the server may sleep before strays_tick (and the watchdog)
- * need it, in ms for epoll_wait: 100 while a check is queued or the state
- * file is to be written; while threads are tracked, until the next
- * second's policy check or the watchdog's moment (with BPF accounting, up
- * to 2 s while none has run since the last check); else until the next
- * audit, or -1 (no audit: only an event wakes it). */
-int strays_timeout_ms(struct isod *d, int64_t now_ns);
-
 #endif

@@ -119,19 +119,6 @@ void shim_release(pid_t tid)
 	errno = saved;
 }
 
-pid_t shim_pthread_tid(pthread_t th)
-{
-	clockid_t c;
-
-	if (pthread_equal(th, pthread_self()))
-		return gettid();
-	/* glibc and musl give a thread's CPU clock as the kernel's
-	 * MAKE_THREAD_CPUCLOCK(tid, CPUCLOCK_SCHED) = (~tid << 3) | 6. */
-	if (pthread_getcpuclockid(th, &c) != 0 || (c & 7) != 6)
-		return 0;
-	return (pid_t)~(c >> 3);
-}
-
 int shim_set_policy(pid_t tid, int policy, int prio, shim_apply_fn apply,
 		    void *ctx)
 {

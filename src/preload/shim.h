@@ -46,6 +46,8 @@ struct shim_real {
 	int (*sched_setattr)(pid_t, struct sched_attr *, unsigned);
 	int (*sched_getattr)(pid_t, struct sched_attr *, unsigned, unsigned);
 };
+/* tid of a pthread_t (glibc/musl encode it in the thread's CPU clock). */
+pid_t shim_pthread_tid(pthread_t th);
 /* Resolved in a constructor (pure look-ups, no other effect), or on demand
  * if something calls in before it ran; never waits for another thread's
  * resolution, and a call made from inside the shim's own dlsym (an
@@ -103,8 +105,6 @@ int shim_set_policy(pid_t tid, int policy, int prio, shim_apply_fn apply,
 		    void *ctx);
 int shim_set_prio(pid_t tid, int prio, shim_apply_fn apply,
 		  int (*cur_policy)(void *ctx), void *ctx);
-/* tid of a pthread_t (glibc/musl encode it in the thread's CPU clock). */
-pid_t shim_pthread_tid(pthread_t th);
 
 /* ---- sched.c, used by the syscall() wrapper ---- */
 int shim_sched_setscheduler(pid_t pid, int policy, const struct sched_param *p);

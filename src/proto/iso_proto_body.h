@@ -6,7 +6,7 @@
 #ifndef ISO_PROTO_BODY_H
 #define ISO_PROTO_BODY_H
 
-#include "iso_proto.h"
+#include "isosched.h" /* the records */
 #include "iso_proto_cur.h"
 
 void iso_body_put_thread(struct cur *c, const struct iso_thread_info *t);
