@@ -17,87 +17,7 @@
 #include "nsmap.h"
 #include "procinfo.h"
 #include "reserve.h"
-
-static void refuse(struct iso_reply *rep, int err, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static void refuse(struct iso_reply *rep, int err, const char *fmt, ...)
-{
-	va_list ap;
-
-	rep->err = err;
-	va_start(ap, fmt);
-	vsnprintf(rep->text, sizeof(rep->text), fmt, ap);
-	va_end(ap);
-}
-
-/* A kernel before 6.11 cannot translate the client's thread id: the walk
- * of its namespace that looks for it stopped at this request's share
- * (nsmap_walk.h). libisosched asks again by itself. */
-static int still_looking(struct iso_reply *rep, int32_t ns_tid)
-{
-	refuse(rep, -EINPROGRESS, "still looking for thread %d in your PID namespace "
-	       "(a kernel before 6.11 cannot translate it): ask again", (int)ns_tid);
-	return -EINPROGRESS;
-}
-
-/* Resolve (pid, tid) of the client's namespace to a thread of ours. With
- * pin (a grant), the thread is pinned (tasks_open) before its status is
- * read: what the caller checks is then the pinned thread's, once
- * isod_grant finds the handle still working, and isod_grant need not
- * read it again. The caller closes pin (tasks_unpin) unless isod_grant
- * took it. */
-static int resolve(struct isod *d, const struct peer *p, int32_t ns_pid,
-		   int32_t ns_tid, pid_t *tid, struct thread_status *st,
-		   struct tracked *pin, struct iso_reply *rep)
-{
-	int r;
-
-	if (pin) {
-		memset(pin, 0, sizeof(*pin));
-		pin->statfd = -1;
-	}
-	if (ns_tid <= 0 || ns_pid < 0) {
-		refuse(rep, -EINVAL, "thread id must be positive");
-		return -EINVAL;
-	}
-	if (!peer_current(d, p)) {
-		refuse(rep, -ESRCH, "the process that opened this connection has exited; connect again");
-		return -ESRCH;
-	}
-	r = map_client_tid(&d->nsmap, d->proc, p->pid, p->pidns, ns_tid, tid);
-	if (r == -EINPROGRESS)
-		return still_looking(rep, ns_tid);
-	if (r == 0 && pin)
-		r = tasks_open(d->proc, *tid, *tid, pin); /* /proc/TID/task/TID */
-	if (r == 0)
-		r = read_thread_status(d->proc, *tid, st);
-	/* still the thread the client named, now that it is pinned */
-	if (r == 0)
-		r = map_client_check(&d->nsmap, d->proc, p->pid, p->pidns, *tid, ns_tid);
-	if (r < 0) {
-		tasks_unpin(pin);
-		refuse(rep, -ESRCH, "no thread %d", (int)ns_tid);
-		return -ESRCH;
-	}
-	if (pin)
-		pin->pid = st->tgid;
-	if (ns_pid) {
-		pid_t pid;
-		r = map_client_tid(&d->nsmap, d->proc, p->pid, p->pidns, ns_pid, &pid);
-		if (r == -EINPROGRESS) {
-			tasks_unpin(pin);
-			return still_looking(rep, ns_pid);
-		}
-		if (r < 0 || pid != st->tgid) {
-			tasks_unpin(pin);
-			refuse(rep, -ESRCH, "thread %d is not in process %d",
-			       (int)ns_tid, (int)ns_pid);
-			return -ESRCH;
-		}
-	}
-	return 0;
-}
+#include "resolve.h"
 
 static void fill_kernel_only(pid_t tid, const struct thread_status *st,
 			     struct iso_thread_info *o)
@@ -130,36 +50,36 @@ static void do_set(struct isod *d, const struct peer *p, const struct iso_req *r
 
 	policy = iso_downgrade(req->u.set.policy, false);
 	if (policy != ISO_POLICY_NORMAL && !iso_policy_is_iso(policy)) {
-		refuse(rep, -EINVAL, "policy %d is not ISO_RR, ISO_FIFO, FIFO, RR or NORMAL",
+		reply_refuse(rep, -EINVAL, "policy %d is not ISO_RR, ISO_FIFO, FIFO, RR or NORMAL",
 		       (int)req->u.set.policy);
 		return;
 	}
 	if (iso_check_param(policy, req->u.set.prio) < 0) {
-		refuse(rep, -EINVAL, "priority %d is invalid for %s (1..99 for ISO, 0 for NORMAL)",
+		reply_refuse(rep, -EINVAL, "priority %d is invalid for %s (1..99 for ISO, 0 for NORMAL)",
 		       (int)req->u.set.prio, iso_policy_name(policy));
 		return;
 	}
 	if (req->u.set.limit < 0 || req->u.set.limit > 100) {
-		refuse(rep, -EINVAL, "limit %d is not a percentage (0..100)", (int)req->u.set.limit);
+		reply_refuse(rep, -EINVAL, "limit %d is not a percentage (0..100)", (int)req->u.set.limit);
 		return;
 	}
 	/* the rules a recovered grant passes too (admit.h) */
 	if (isod_admit_user(d, p->uid, p->gid, p->groups, p->ngroups, (unsigned)req->u.set.limit,
 			    why, sizeof(why)) < 0) {
-		refuse(rep, -EPERM, "%s", why);
+		reply_refuse(rep, -EPERM, "%s", why);
 		return;
 	}
-	if (resolve(d, p, req->u.set.pid, req->u.set.tid, &tid, &st,
+	if (resolve_thread(d, p, req->u.set.pid, req->u.set.tid, &tid, &st,
 		    policy == ISO_POLICY_NORMAL ? NULL : &pin, rep) < 0)
 		return;
 	if (iso_check_owner(p->uid, p->uid == 0, st.ruid, st.euid) < 0) {
 		tasks_unpin(&pin);
-		refuse(rep, -EPERM, "thread %d belongs to another user", (int)req->u.set.tid);
+		reply_refuse(rep, -EPERM, "thread %d belongs to another user", (int)req->u.set.tid);
 		return;
 	}
 	if (policy != ISO_POLICY_NORMAL && isod_admit_thread(&st, p->uid == 0, why, sizeof(why)) < 0) {
 		tasks_unpin(&pin);
-		refuse(rep, -EPERM, "thread %d: %s", (int)req->u.set.tid, why);
+		reply_refuse(rep, -EPERM, "thread %d: %s", (int)req->u.set.tid, why);
 		return;
 	}
 	/* for a grant, the check above read the pinned thread (resolve):
@@ -172,13 +92,13 @@ static void do_set(struct isod *d, const struct peer *p, const struct iso_req *r
 		e = tasks_find(&d->tasks, tid);
 		r = e ? isod_confirm(d, e, p->uid, 0) : 0;
 		if (r == -EPERM) {
-			refuse(rep, r, "thread %d belongs to another user", (int)req->u.set.tid);
+			reply_refuse(rep, r, "thread %d belongs to another user", (int)req->u.set.tid);
 			pthread_mutex_unlock(&d->lock);
 			return;
 		}
 		r = isod_release(d, tid);
 		if (r < 0)
-			refuse(rep, r, "cannot return thread %d to SCHED_OTHER", (int)tid);
+			reply_refuse(rep, r, "cannot return thread %d to SCHED_OTHER", (int)tid);
 		else
 			fill_kernel_only(tid, &st, &rep->thread);
 		pthread_mutex_unlock(&d->lock);
@@ -202,14 +122,14 @@ static void do_set(struct isod *d, const struct peer *p, const struct iso_req *r
 		rep->err = r;
 		reserve_refusal(d, dl, left, rep->text, sizeof(rep->text));
 	} else if (r == -EAGAIN)
-		refuse(rep, r, "too many ISO threads (max %u per user, %u in all)",
+		reply_refuse(rep, r, "too many ISO threads (max %u per user, %u in all)",
 		       d->cfg.max_threads_per_user, d->cfg.max_threads);
 	else if (r == -ESRCH)
-		refuse(rep, r, "thread %d is gone", (int)req->u.set.tid);
+		reply_refuse(rep, r, "thread %d is gone", (int)req->u.set.tid);
 	else if (r == -EPERM)
-		refuse(rep, r, "thread %d belongs to another user", (int)req->u.set.tid);
+		reply_refuse(rep, r, "thread %d belongs to another user", (int)req->u.set.tid);
 	else if (r < 0)
-		refuse(rep, r, "cannot set thread %d: %s", (int)req->u.set.tid, strerror(-r));
+		reply_refuse(rep, r, "cannot set thread %d: %s", (int)req->u.set.tid, strerror(-r));
 	else
 		isod_thread_info(d, e, &rep->thread);
 	if (r == 0 && dl)
@@ -240,11 +160,11 @@ static void do_get(struct isod *d, const struct peer *p, const struct iso_req *r
 	 * allow_groups learns nothing about threads, and cannot make isod map
 	 * thread ids from a PID namespace for it */
 	if (!peer_allowed(d, p)) {
-		refuse(rep, -EPERM, "user %u is not allowed ISO scheduling (allow_users/allow_groups)",
+		reply_refuse(rep, -EPERM, "user %u is not allowed ISO scheduling (allow_users/allow_groups)",
 		       (unsigned)p->uid);
 		return;
 	}
-	if (resolve(d, p, req->u.get.pid, req->u.get.tid, &tid, &st, NULL, rep) < 0)
+	if (resolve_thread(d, p, req->u.get.pid, req->u.get.tid, &tid, &st, NULL, rep) < 0)
 		return;
 	pthread_mutex_lock(&d->lock);
 	e = tasks_find(&d->tasks, tid);
@@ -284,16 +204,16 @@ static void do_tune(struct isod *d, const struct peer *p, const struct iso_req *
 	const char *why;
 
 	if (p->uid != 0) {
-		refuse(rep, -EPERM, "only root may change the tunables");
+		reply_refuse(rep, -EPERM, "only root may change the tunables");
 		return;
 	}
 	if (req->u.tune.iso_cpu < 0 || req->u.tune.iso_period_s < 0) {
-		refuse(rep, -EINVAL, "tunables must not be negative");
+		reply_refuse(rep, -EINVAL, "tunables must not be negative");
 		return;
 	}
 	if (req->u.tune.has_user_cpu &&
 	    (req->u.tune.user_cpu < 0 || req->u.tune.user_cpu > ISO_USER_CPU_MAX)) {
-		refuse(rep, -EINVAL, "user_cpu must be a percentage of iso_cpu from 0 (off) to 100");
+		reply_refuse(rep, -EINVAL, "user_cpu must be a percentage of iso_cpu from 0 (off) to 100");
 		return;
 	}
 	pthread_mutex_lock(&d->lock);
@@ -303,7 +223,7 @@ static void do_tune(struct isod *d, const struct peer *p, const struct iso_req *
 	if (req->u.tune.iso_period_s)
 		t.iso_period_s = (unsigned)req->u.tune.iso_period_s;
 	if (iso_tunables_check(&t, &why) < 0) {
-		refuse(rep, -EINVAL, "%s", why);
+		reply_refuse(rep, -EINVAL, "%s", why);
 	} else {
 		iso_engine_retune(&d->engine, &t);
 		if (req->u.tune.has_user_cpu) {
@@ -377,7 +297,7 @@ enum handle_effect handle_request(struct isod *d, const struct peer *peer,
 	case ISO_MSG_USERS: do_users(d, req, rep); break;
 	case ISO_MSG_TOP: do_top(d, req, rep); break;
 	case ISO_MSG_STRAYS: do_strays(d, rep); break;
-	default: refuse(rep, -EOPNOTSUPP, "unknown request"); break;
+	default: reply_refuse(rep, -EOPNOTSUPP, "unknown request"); break;
 	}
 	if (rep->err && (req->type == ISO_MSG_SET || req->type == ISO_MSG_RESERVE))
 		note_refusal(d, peer, req->type == ISO_MSG_SET ? req->u.set.tid : req->u.reserve.tid,
@@ -395,7 +315,7 @@ void handle_rate_limited(const struct iso_req *req, struct iso_reply *rep)
 	memset(rep, 0, sizeof(*rep));
 	rep->type = req->type | ISO_MSG_REPLY;
 	rep->seq = req->seq;
-	refuse(rep, -EAGAIN, "rate limited: too many requests from this user; try again later");
+	reply_refuse(rep, -EAGAIN, "rate limited: too many requests from this user; try again later");
 }
 
 void handle_unrecorded(uint16_t type, uint32_t seq, struct iso_reply *rep)
@@ -403,7 +323,7 @@ void handle_unrecorded(uint16_t type, uint32_t seq, struct iso_reply *rep)
 	memset(rep, 0, sizeof(*rep));
 	rep->type = type;
 	rep->seq = seq;
-	refuse(rep, -EIO, "isod cannot record the grant (state file); thread left SCHED_OTHER");
+	reply_refuse(rep, -EIO, "isod cannot record the grant (state file); thread left SCHED_OTHER");
 }
 
 void handle_bad_message(int err, uint16_t type, uint32_t seq, struct iso_reply *rep)
@@ -464,18 +384,18 @@ void handle_nice(struct isod *d, const struct peer *peer, int32_t ns_pid,
 	memset(rep, 0, sizeof(*rep));
 	rep->type = ISO_MSG_SET | ISO_MSG_REPLY;
 	if (!peer_allowed(d, peer)) {
-		refuse(rep, -EPERM, "user %u is not allowed ISO scheduling (allow_users/allow_groups)",
+		reply_refuse(rep, -EPERM, "user %u is not allowed ISO scheduling (allow_users/allow_groups)",
 		       (unsigned)peer->uid);
 		return;
 	}
-	if (resolve(d, peer, ns_pid, ns_tid, &tid, &st, NULL, rep) < 0)
+	if (resolve_thread(d, peer, ns_pid, ns_tid, &tid, &st, NULL, rep) < 0)
 		return;
 	if (iso_check_owner(peer->uid, peer->uid == 0, st.ruid, st.euid) < 0) {
-		refuse(rep, -EPERM, "thread %d belongs to another user", (int)ns_tid);
+		reply_refuse(rep, -EPERM, "thread %d belongs to another user", (int)ns_tid);
 		return;
 	}
 	if (read_thread_starttime(d->proc, tid, &starttime) < 0) {
-		refuse(rep, -ESRCH, "thread %d is gone", (int)ns_tid);
+		reply_refuse(rep, -ESRCH, "thread %d is gone", (int)ns_tid);
 		return;
 	}
 	if (d->cfg.dry_run)
@@ -486,17 +406,17 @@ void handle_nice(struct isod *d, const struct peer *peer, int32_t ns_pid,
 	errno = 0;
 	old = getpriority(PRIO_PROCESS, (id_t)tid);
 	if (old == -1 && errno) {
-		refuse(rep, -ESRCH, "thread %d is gone", (int)ns_tid);
+		reply_refuse(rep, -ESRCH, "thread %d is gone", (int)ns_tid);
 		return;
 	}
 	if (setpriority(PRIO_PROCESS, (id_t)tid, nice) < 0) {
-		refuse(rep, -errno, "cannot set the nice level of thread %d: %s", (int)ns_tid,
+		reply_refuse(rep, -errno, "cannot set the nice level of thread %d: %s", (int)ns_tid,
 		       strerror(errno));
 		return;
 	}
 	if (!nice_target_same(d, tid, starttime, &st)) {
 		(void)setpriority(PRIO_PROCESS, (id_t)tid, old);
-		refuse(rep, -ESRCH, "thread %d is gone", (int)ns_tid);
+		reply_refuse(rep, -ESRCH, "thread %d is gone", (int)ns_tid);
 		return;
 	}
 	log_debug("thread %d of uid %u: nice %d", (int)tid, (unsigned)st.ruid, nice);
