@@ -20,7 +20,8 @@ command -v bwrap >/dev/null || desk_need "bwrap is missing (apt-get install bubb
 as_nobody bwrap --unshare-user --unshare-pid --ro-bind / / true 2>/dev/null ||
 	desk_need "bwrap cannot make a user namespace here (unprivileged user namespaces off?)"
 desk_session
-desk_bg portal "$XDP" -v
+# line-buffered: the portal prints its log with printf, and the test reads it
+desk_bg portal stdbuf -oL "$XDP" -v
 for ((i = 0; i < 200; i++)); do
 	nobody_env busctl --user list 2>/dev/null | grep -q '^org\.freedesktop\.portal\.Desktop ' && break
 	sleep 0.05
@@ -67,8 +68,17 @@ echo "$ns_pid" >"$ISO_TMP/sb/req"
 wait_file_lines "$ISO_TMP/app.log" "^ask $ns_pid " 1 10 || fail "the app's call did not return: $(cat "$ISO_TMP/app.log")"
 grep -q "^ask $ns_pid ok" "$ISO_TMP/app.log" ||
 	fail "the portal's call failed: $(grep "^ask $ns_pid" "$ISO_TMP/app.log"); portal: $(tail -n 5 "$ISO_TMP/portal.log")"
-grep -q "Using pid namespace info from bwrap info" "$ISO_TMP/portal.log" ||
-	fail "the portal did not treat the app as a Flatpak app: $(tail -n 5 "$ISO_TMP/portal.log")"
+# The portal treated it as a sandboxed app if isod got the host id for
+# the pid the app named in its namespace (asserted below). How the portal
+# found the app's namespace varies from call to call: through bwrap's info
+# ("Using pid namespace info from bwrap info") when it cannot open the
+# app's /proc/PID/ns/pid itself, or directly when it can — a pass/fail on
+# that log line failed by chance (CI, 1 run in 6 here).
+if grep -q "Using pid namespace info from bwrap info" "$ISO_TMP/portal.log"; then
+	log "the portal found the app's PID namespace in bwrap's info"
+else
+	log "the portal read the app's PID namespace itself"
+fi
 rr_in_band "$(kernel_sched "$host")" || fail "the app's thread (host $host) is '$(kernel_sched "$host")', not RR in the band"
 "$ISOCTL" status --json | /usr/bin/python3 -c '
 import json, sys
