@@ -46,7 +46,8 @@ sess=isotop$$
 cap() { tmux capture-pane -p -t "$sess"; }
 wait_for() { # wait_for PATTERN SECONDS
 	local i
-	for i in $(seq $((${2} * 10))); do
+	# times ISOSCHED_TEST_TIME_SCALE, as lib.sh's waits (the 6.1 guest)
+	for i in $(seq $((${2} * 10 * ${ISOSCHED_TEST_TIME_SCALE:-1}))); do
 		cap | grep -q -- "$1" && return 0
 		sleep 0.1
 	done
