@@ -21,7 +21,7 @@ out=$ISO_TMP/esc.out
 
 start_policing_isod
 # A
-"${NOBODY[@]}" "$ESCAPETOOL" prlimit 6 >"$out" 2>&1 &
+"${NOBODY[@]}" "$ESCAPETOOL" prlimit "$(esc_scale 6)" >"$out" 2>&1 &
 ISO_CHILDREN+=($!); a=$!
 wait_for "$out" '^exec ' || fail "A did not run: $(cat "$out")"
 log "A: $(tr '\n' ';' <"$out")"
@@ -34,7 +34,7 @@ audit_ok "A: RLIMIT_RTTIME set, exec from a non-main thread"
 # B
 fifo=$ISO_TMP/cmd
 mkfifo "$fifo"; chmod 666 "$fifo"
-"${NOBODY[@]}" prlimit --rttime=200000 "$ESCAPETOOL" grant-wait 8 <"$fifo" >"$ISO_TMP/b.out" 2>&1 &
+"${NOBODY[@]}" prlimit --rttime=200000 "$ESCAPETOOL" grant-wait "$(esc_scale 8)" <"$fifo" >"$ISO_TMP/b.out" 2>&1 &
 ISO_CHILDREN+=($!); b=$!
 exec 7>"$fifo"
 wait_for "$ISO_TMP/b.out" '^granted ' || fail "B did not run: $(cat "$ISO_TMP/b.out")"

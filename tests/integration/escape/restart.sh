@@ -24,7 +24,7 @@ mkfifo "$fifo"
 
 start_client() { # start_client NAME: a granted non-main thread waiting on $fifo
 	# (30 s at most, ended by kill_client: restarts are slow in the 6.1 guest)
-	"${NOBODY[@]}" "$ESCAPETOOL" grant-wait 30 <"$fifo" >"$ISO_TMP/$1.out" 2>&1 &
+	"${NOBODY[@]}" "$ESCAPETOOL" grant-wait "$(esc_scale 8)" <"$fifo" >"$ISO_TMP/$1.out" 2>&1 &
 	CLIENT=$!; ISO_CHILDREN+=($!)
 	exec 7>"$fifo"
 	wait_for "$ISO_TMP/$1.out" '^granted ' || fail "$1: client did not start: $(cat "$ISO_TMP/$1.out")"

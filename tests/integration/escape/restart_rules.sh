@@ -20,7 +20,7 @@ need_root
 # start_client NAME: a granted non-main thread of a new nobody process
 # (30 s at most; cleanup kills it); sets TID and CLIENT
 start_client() {
-	"${NOBODY[@]}" "$ESCAPETOOL" grant-wait 30 </dev/null >"$ISO_TMP/$1.out" 2>&1 &
+	"${NOBODY[@]}" "$ESCAPETOOL" grant-wait "$(esc_scale 8)" </dev/null >"$ISO_TMP/$1.out" 2>&1 &
 	CLIENT=$!; ISO_CHILDREN+=($!)
 	wait_for "$ISO_TMP/$1.out" '^granted ' || fail "$1: client did not start: $(cat "$ISO_TMP/$1.out")"
 	TID=$(field "$ISO_TMP/$1.out" granted tid)

@@ -14,7 +14,7 @@ need_root
 out=$ISO_TMP/esc.out
 
 start_policing_isod --iso-cpu 10 --iso-period 1
-"${NOBODY[@]}" "$ESCAPETOOL" setattr 6 >"$out" 2>&1 &
+"${NOBODY[@]}" "$ESCAPETOOL" setattr "$(esc_scale 6)" >"$out" 2>&1 &
 ISO_CHILDREN+=($!)
 wait_for "$out" '^after ' || fail "escape did not run: $(cat "$out")"
 log "kernel's answers (0 or -errno): $(grep -v '^granted' "$out" | tr '\n' ';')"
