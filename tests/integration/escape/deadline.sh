@@ -21,7 +21,7 @@ if prlimit --rtprio=99:99 true 2>/dev/null; then hards="0 99"; else log "hard RL
 start_policing_isod
 for hard in $hards; do
 	out=$ISO_TMP/dl-$hard.out
-	prlimit --rtprio="$hard:$hard" "${NOBODY[@]}" "$RTTOOL" idle "$(esc_scale 8)" >"$out" 2>&1 &
+	prlimit --rtprio="$hard:$hard" "${NOBODY[@]}" "$RTTOOL" idle "$ESC_LIFE" >"$out" 2>&1 &
 	ISO_CHILDREN+=($!); pid=$!
 	wait_for "$out" '^exec ' || fail "hard $hard: the client did not run: $(cat "$out")"
 	chrt --deadline --sched-runtime 1000000 --sched-deadline 10000000 \
@@ -36,7 +36,7 @@ for hard in $hards; do
 done
 
 out=$ISO_TMP/dl-tracked.out
-"${NOBODY[@]}" "$RTTOOL" lower "$(esc_scale 6)" fifo 81 stay >"$out" 2>&1 &
+"${NOBODY[@]}" "$RTTOOL" lower "$ESC_LIFE" fifo 81 stay >"$out" 2>&1 &
 ISO_CHILDREN+=($!)
 wait_for "$out" '^lowered ' || fail "tracked: the client did not run: $(cat "$out")"
 tid=$(field "$out" granted tid)

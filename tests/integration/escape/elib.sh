@@ -16,6 +16,14 @@ ESC_BAND=(--band "$ESC_BAND_LO:$ESC_BAND_HI")
 ESC_SCALE=${ISOSCHED_TEST_TIME_SCALE:-1}
 esc_scale() { echo $(($1 * ESC_SCALE)); }
 
+# The client programs (escapetool, rttool) and everything they start live
+# until this test's shell is gone (tool_common.h, test_still_runs): never
+# shorter than the test's checks, however slow the machine. ESC_LIFE is
+# their SECONDS, the cap of last resort (cleanup kills them before).
+export ESC_WHILE_PID=$$
+ESC_LIFE=$(esc_scale 40)
+[ "$ESC_LIFE" -le 120 ] || ESC_LIFE=120
+
 # isod options that turn stray policing on (each test's isod polices;
 # lib.sh turns it off by default): the start-up sweep, and the periodic
 # audit every second where this isod has it.
@@ -44,6 +52,27 @@ wait_for() {
 # field FILE KEY NAME: the word after NAME on FILE's first line starting KEY
 field() {
 	awk -v k="$2" -v n="$3" '$1 == k { for (i = 2; i < NF; i++) if ($i == n) { print $(i + 1); exit } }' "$1"
+}
+
+# audits: this isod's count of full stray audits (isoctl status --json;
+# -1 from an isod without the counts)
+audits() {
+	"$ISOCTL" status --json | /usr/bin/python3 -c 'import json,sys
+print(json.load(sys.stdin).get("strays", {}).get("audits", -1))'
+}
+
+# wait_audits N: until N more full audits have run (an event of isod's,
+# not a guess of time): whatever was there has been looked at N times
+wait_audits() {
+	local base now i
+	base=$(audits)
+	[ "$base" -ge 0 ] || fail "isoctl status --json has no stray counts: $("$ISOCTL" status --json)"
+	for ((i = 0; i < $(esc_scale 100); i++)); do
+		now=$(audits)
+		[ "$now" -ge $((base + $1)) ] && return 0
+		sleep 0.1
+	done
+	fail "no $1 full audits in $(esc_scale 10) s (from $base to $now)"
 }
 
 # policy_of TID: the kernel policy number (0 OTHER, 1 FIFO, 2 RR, 6

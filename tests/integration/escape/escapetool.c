@@ -1,9 +1,10 @@
 /* escapetool — an unprivileged client trying to keep a thread kernel RT
  * in the band without isod policing it (tests/integration/escape). Every
  * mode asks ISO for one of its threads (ISO_FIFO, priority PRIO from the
- * environment ESC_PRIO, default 30) and then tries one way out. All are
- * bounded: SECONDS is at most 30 (8 times 3 at most, as the 6.1 guest
- * scales it: elib.sh's esc_scale), and alarm(SECONDS + 2) survives exec.
+ * environment ESC_PRIO, default 30) and then tries one way out. Each
+ * program (and what it starts) lives until the test is over
+ * (test_still_runs, tool_common.h), SECONDS at most (TOOL_MAX_SECONDS);
+ * alarm(SECONDS + 2) survives exec.
  *
  *   escapetool idle SECONDS           (what the escapes exec) report, then
  *                                     sleep-spin (1 ms of 10) until SECONDS
@@ -22,7 +23,9 @@
  *                                     attributes, from a granted thread
  *   escapetool setattr SECONDS        the granted thread's own
  *                                     sched_setattr: raise, FIFO->RR, lower,
- *                                     clear RESET_ON_FORK, util clamps
+ *                                     clear RESET_ON_FORK, util clamps; then
+ *                                     it waits for a stdin line (or EOF)
+ *                                     and spins
  *   escapetool prlimit SECONDS        raise RLIMIT_RTTIME and RLIMIT_RTPRIO
  *                                     soft limits, then exec-thread
  *   escapetool grant-wait SECONDS     a granted non-main thread, then wait
@@ -308,15 +311,17 @@ static void *setattr_thread(void *arg)
 				  FLAG_RESET_ON_FORK | FLAG_UTIL_CLAMP_MIN | FLAG_UTIL_CLAMP_MAX, 1024, 1024));
 	say("lower %d", set_self(SCHED_FIFO, (uint32_t)kp - 1, FLAG_RESET_ON_FORK, 0, 0));
 	report_self("after");
-	/* two quiet seconds (isod puts its grant back meanwhile), then a
-	 * runaway: isod must still police it (demote over budget) */
-	idle_until(now_s() + 2);
-	report_self("spinning");
+	/* quiet until the test has seen isod put its grant back (a line on
+	 * stdin, or its end), then a runaway: isod must still police it
+	 * (demote over budget) */
 	{
-		double end = now_s() + seconds;
-		while (now_s() < end)
-			;
+		char line[64];
+
+		if (!fgets(line, sizeof(line), stdin))
+			say("stdin-closed");
 	}
+	report_self("spinning");
+	spin_until(now_s() + seconds);
 	return NULL;
 }
 
@@ -368,9 +373,9 @@ int main(int argc, char **argv)
 	}
 	mode = argv[1];
 	seconds = atoi(argv[2]);
-	if (seconds <= 0 || seconds > 30)
-		seconds = 30;
-	alarm((unsigned)seconds + 2); /* at most 32 s, whatever happens */
+	if (seconds <= 0 || seconds > TOOL_MAX_SECONDS)
+		seconds = TOOL_MAX_SECONDS;
+	alarm((unsigned)seconds + 2); /* whatever happens */
 	g_argv = argv + 3;
 	g_argc = argc - 3;
 	if (!strcmp(mode, "idle")) {

@@ -10,7 +10,7 @@ need_root
 out=$ISO_TMP/esc.out
 
 start_policing_isod
-"${NOBODY[@]}" "$ESCAPETOOL" exec-main "$(esc_scale 6)" >"$out" 2>&1 &
+"${NOBODY[@]}" "$ESCAPETOOL" exec-main "$ESC_LIFE" >"$out" 2>&1 &
 ISO_CHILDREN+=($!)
 wait_for "$out" '^exec ' || fail "escape did not run: $(cat "$out")"
 granted=$(field "$out" granted tid)

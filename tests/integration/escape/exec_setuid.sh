@@ -19,7 +19,7 @@ case "$(findmnt -n -o OPTIONS -T "$ISO_TMP")" in *nosuid*) skip "$ISO_TMP is nos
 
 start_policing_isod
 # A
-"${NOBODY[@]}" "$ESCAPETOOL" exec-thread "$(esc_scale 6)" "$suid" 6 >"$ISO_TMP/a.out" 2>&1 &
+"${NOBODY[@]}" "$ESCAPETOOL" exec-thread "$ESC_LIFE" "$suid" "$ESC_LIFE" >"$ISO_TMP/a.out" 2>&1 &
 ISO_CHILDREN+=($!); a=$!
 wait_for "$ISO_TMP/a.out" '^granted ' || fail "A did not run: $(cat "$ISO_TMP/a.out")"
 sleep 0.3
@@ -28,7 +28,7 @@ wait_not_rt "$a" 20 || fail "A: the setuid program $a is kernel RT untracked: $(
 stray_logged "$a" "$a" || fail "A: no stray line for $a"
 audit_ok "A: exec of a setuid program from a non-main thread"
 # B
-"${NOBODY[@]}" "$ESCAPETOOL" exec-main "$(esc_scale 6)" "$suid" 6 >"$ISO_TMP/b.out" 2>&1 &
+"${NOBODY[@]}" "$ESCAPETOOL" exec-main "$ESC_LIFE" "$suid" "$ESC_LIFE" >"$ISO_TMP/b.out" 2>&1 &
 ISO_CHILDREN+=($!); b=$!
 wait_for "$ISO_TMP/b.out" '^granted ' || fail "B did not run: $(cat "$ISO_TMP/b.out")"
 wait_not_rt "$b" 20 || fail "B: the setuid program $b is still kernel RT: $(kernel_sched "$b")"

@@ -13,7 +13,7 @@ need_root
 out=$ISO_TMP/esc.out
 
 start_policing_isod
-"${NOBODY[@]}" "$ESCAPETOOL" exec-thread "$(esc_scale 8)" >"$out" 2>&1 &
+"${NOBODY[@]}" "$ESCAPETOOL" exec-thread "$ESC_LIFE" >"$out" 2>&1 &
 ISO_CHILDREN+=($!)
 wait_for "$out" '^exec ' || fail "escape did not run: $(cat "$out")"
 granted=$(field "$out" granted tid)
@@ -49,7 +49,7 @@ ISOD=$wrap start_isod "${ESC_BAND[@]}"
 # isod says so just after it is ready: wait for the line
 for _ in $(seq 40); do grep -q "no process connector" "$ISO_TMP/isod.log" && break; sleep 0.05; done
 grep -q "no process connector" "$ISO_TMP/isod.log" || fail "isod without CAP_NET_ADMIN still has the proc connector"
-"${NOBODY[@]}" "$ESCAPETOOL" exec-thread "$(esc_scale 8)" >"$out.2" 2>&1 &
+"${NOBODY[@]}" "$ESCAPETOOL" exec-thread "$ESC_LIFE" >"$out.2" 2>&1 &
 ISO_CHILDREN+=($!)
 wait_for "$out.2" '^exec ' || fail "second escape did not run: $(cat "$out.2")"
 pid=$(field "$out.2" exec pid)

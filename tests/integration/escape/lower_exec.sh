@@ -14,7 +14,7 @@ need_root
 start_policing_isod
 for kp in 9 1; do
 	out=$ISO_TMP/lower-$kp.out
-	"${NOBODY[@]}" "$RTTOOL" lower "$(esc_scale 6)" fifo "$kp" exec >"$out" 2>&1 &
+	"${NOBODY[@]}" "$RTTOOL" lower "$ESC_LIFE" fifo "$kp" exec >"$out" 2>&1 &
 	ISO_CHILDREN+=($!)
 	wait_for "$out" '^exec ' || fail "FIFO $kp: escape did not run: $(cat "$out")"
 	log "FIFO $kp: $(tr '\n' ';' <"$out")"

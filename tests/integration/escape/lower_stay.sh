@@ -12,7 +12,7 @@ need_root
 start_policing_isod
 for kp in 9 1; do
 	out=$ISO_TMP/stay-$kp.out
-	"${NOBODY[@]}" "$RTTOOL" lower "$(esc_scale 6)" fifo "$kp" stay >"$out" 2>&1 &
+	"${NOBODY[@]}" "$RTTOOL" lower "$ESC_LIFE" fifo "$kp" stay >"$out" 2>&1 &
 	ISO_CHILDREN+=($!)
 	wait_for "$out" '^lowered ' || fail "FIFO $kp: the client did not run: $(cat "$out")"
 	log "FIFO $kp: $(tr '\n' ';' <"$out")"

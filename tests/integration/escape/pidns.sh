@@ -13,7 +13,7 @@ out=$ISO_TMP/esc.out
 "${NOBODY[@]}" unshare -Urpf true 2>/dev/null || skip "nobody may not create user+PID namespaces here"
 
 start_policing_isod
-"${NOBODY[@]}" unshare -Urpf "$ESCAPETOOL" exec-thread "$(esc_scale 6)" >"$out" 2>&1 &
+"${NOBODY[@]}" unshare -Urpf "$ESCAPETOOL" exec-thread "$ESC_LIFE" >"$out" 2>&1 &
 ISO_CHILDREN+=($!)
 wait_for "$out" '^(exec|grant-failed) ' || fail "escape did not run: $(cat "$out")"
 log "inside the namespace: $(tr '\n' ';' <"$out")"

@@ -21,7 +21,7 @@ out=$ISO_TMP/esc.out
 
 start_policing_isod
 # A
-"${NOBODY[@]}" "$ESCAPETOOL" prlimit "$(esc_scale 6)" >"$out" 2>&1 &
+"${NOBODY[@]}" "$ESCAPETOOL" prlimit "$ESC_LIFE" >"$out" 2>&1 &
 ISO_CHILDREN+=($!); a=$!
 wait_for "$out" '^exec ' || fail "A did not run: $(cat "$out")"
 log "A: $(tr '\n' ';' <"$out")"
@@ -34,7 +34,7 @@ audit_ok "A: RLIMIT_RTTIME set, exec from a non-main thread"
 # B
 fifo=$ISO_TMP/cmd
 mkfifo "$fifo"; chmod 666 "$fifo"
-"${NOBODY[@]}" prlimit --rttime=200000 "$ESCAPETOOL" grant-wait "$(esc_scale 8)" <"$fifo" >"$ISO_TMP/b.out" 2>&1 &
+"${NOBODY[@]}" prlimit --rttime=200000 "$ESCAPETOOL" grant-wait "$ESC_LIFE" <"$fifo" >"$ISO_TMP/b.out" 2>&1 &
 ISO_CHILDREN+=($!); b=$!
 exec 7>"$fifo"
 wait_for "$ISO_TMP/b.out" '^granted ' || fail "B did not run: $(cat "$ISO_TMP/b.out")"
@@ -55,14 +55,18 @@ prio=$((ESC_BAND_LO + 2))
 if ! prlimit --rtprio="$prio:$prio" true 2>/dev/null; then
 	log "C skipped: root cannot raise a hard RLIMIT_RTPRIO here (no CAP_SYS_RESOURCE)"
 else
-	prlimit --rtprio="$prio:$prio" "${NOBODY[@]}" chrt -f "$prio" sleep 8 &
+	# each says "ready" once it runs as nobody, kernel FIFO (exec keeps
+	# the policy), then becomes sleep: until the test is over
+	ready='echo ready; exec sleep "$0"'
+	prlimit --rtprio="$prio:$prio" "${NOBODY[@]}" chrt -f "$prio" sh -c "$ready" "$ESC_LIFE" >"$ISO_TMP/allowed.out" &
 	ISO_CHILDREN+=($!); allowed=$!
 	# root puts it there, then it becomes nobody: its hard limit is below
-	prlimit --rtprio="$((prio - 1)):$((prio - 1))" chrt -f "$prio" "${NOBODY[@]}" sleep 8 &
+	prlimit --rtprio="$((prio - 1)):$((prio - 1))" chrt -f "$prio" "${NOBODY[@]}" sh -c "$ready" "$ESC_LIFE" >"$ISO_TMP/over.out" &
 	ISO_CHILDREN+=($!); over=$!
-	sleep 0.5
+	wait_for "$ISO_TMP/allowed.out" '^ready' "$(esc_scale 100)" || fail "C: the allowed program did not start"
+	wait_for "$ISO_TMP/over.out" '^ready' "$(esc_scale 100)" || fail "C: the other program did not start"
 	[ "$(policy_of "$allowed")" = 1 ] || fail "C: chrt under a hard RLIMIT_RTPRIO $prio did not get SCHED_FIFO: $(kernel_sched "$allowed")"
-	sleep 3 # three audits (--audit-interval 1)
+	wait_audits 3
 	[ "$(policy_of "$allowed")" = 1 ] || fail "C: isod demoted $allowed, which its hard RLIMIT_RTPRIO $prio allows: $(kernel_sched "$allowed")"
 	! stray_logged "$allowed" "$allowed" || fail "C: isod called $allowed a stray"
 	wait_not_rt "$over" 20 || fail "C: $over is RT $prio above its hard RLIMIT_RTPRIO $((prio - 1)), not demoted: $(kernel_sched "$over")"

@@ -18,24 +18,7 @@ need_root
 
 start_policing_isod
 
-# audits FIELD: the isod's count of full audits (isoctl status --json)
-audits() {
-	"$ISOCTL" status --json | /usr/bin/python3 -c 'import json,sys
-print(json.load(sys.stdin).get("strays", {}).get("audits", -1))'
-}
-# wait_audits N: until N more full audits have run (the audit is every
-# second here): whatever is left of the exits has been looked at
-wait_audits() {
-	local base now i
-	base=$(audits)
-	[ "$base" -ge 0 ] || fail "isoctl status --json has no stray counts: $("$ISOCTL" status --json)"
-	for ((i = 0; i < 100; i++)); do
-		now=$(audits)
-		[ "$now" -ge $((base + $1)) ] && return 0
-		sleep 0.1
-	done
-	fail "no $1 full audits in 10 s (from $base to $now)"
-}
+# (wait_audits, elib.sh: whatever is left of the exits has been looked at)
 
 out=$ISO_TMP/short.out
 : >"$out"

@@ -23,8 +23,8 @@ fifo=$ISO_TMP/cmd
 mkfifo "$fifo"
 
 start_client() { # start_client NAME: a granted non-main thread waiting on $fifo
-	# (30 s at most, ended by kill_client: restarts are slow in the 6.1 guest)
-	"${NOBODY[@]}" "$ESCAPETOOL" grant-wait "$(esc_scale 8)" <"$fifo" >"$ISO_TMP/$1.out" 2>&1 &
+	# (ended by kill_client, or with the test: elib.sh, ESC_LIFE)
+	"${NOBODY[@]}" "$ESCAPETOOL" grant-wait "$ESC_LIFE" <"$fifo" >"$ISO_TMP/$1.out" 2>&1 &
 	CLIENT=$!; ISO_CHILDREN+=($!)
 	exec 7>"$fifo"
 	wait_for "$ISO_TMP/$1.out" '^granted ' || fail "$1: client did not start: $(cat "$ISO_TMP/$1.out")"

@@ -18,9 +18,9 @@ source "$SRC_ROOT/tests/integration/escape/elib.sh"
 need_root
 
 # start_client NAME: a granted non-main thread of a new nobody process
-# (30 s at most; cleanup kills it); sets TID and CLIENT
+# (until the test is over: elib.sh, ESC_LIFE); sets TID and CLIENT
 start_client() {
-	"${NOBODY[@]}" "$ESCAPETOOL" grant-wait "$(esc_scale 8)" </dev/null >"$ISO_TMP/$1.out" 2>&1 &
+	"${NOBODY[@]}" "$ESCAPETOOL" grant-wait "$ESC_LIFE" </dev/null >"$ISO_TMP/$1.out" 2>&1 &
 	CLIENT=$!; ISO_CHILDREN+=($!)
 	wait_for "$ISO_TMP/$1.out" '^granted ' || fail "$1: client did not start: $(cat "$ISO_TMP/$1.out")"
 	TID=$(field "$ISO_TMP/$1.out" granted tid)
@@ -76,10 +76,11 @@ rm -f "$ISO_TMP/isod.state"
 start_policing_isod
 mkfifo "$ISO_TMP/go"
 # the main thread of a nobody shell that execs the setuid program on cue
-# (bounded: the program sleeps 20 s, cleanup kills it)
-"${NOBODY[@]}" bash -c 'read -r _ <"$0"; exec "$1" 20' "$ISO_TMP/go" "$suid" &
+# (bounded: the program sleeps ESC_LIFE s, cleanup kills it); it says
+# "ready" once it runs as nobody
+"${NOBODY[@]}" bash -c 'echo ready; read -r _ <"$0"; exec "$1" "$2"' "$ISO_TMP/go" "$suid" "$ESC_LIFE" >"$ISO_TMP/h.out" &
 h=$!; ISO_CHILDREN+=($!)
-sleep 0.2
+wait_for "$ISO_TMP/h.out" '^ready' || fail "H: the shell did not start"
 as_nobody "$ISOCTL" set --fifo -p 10 "$h" >/dev/null || fail "H: cannot grant $h"
 [ "$(policy_of "$h")" = 1 ] || fail "H: $h not FIFO: $(kernel_sched "$h")"
 kill_isod

@@ -20,7 +20,7 @@ command -v chrt >/dev/null || skip "no chrt"
 start_policing_isod
 # A
 out=$ISO_TMP/rr-a.out
-"${NOBODY[@]}" "$RTTOOL" lower "$(esc_scale 6)" fifo 81 stay >"$out" 2>&1 &
+"${NOBODY[@]}" "$RTTOOL" lower "$ESC_LIFE" fifo 81 stay >"$out" 2>&1 &
 ISO_CHILDREN+=($!)
 wait_for "$out" '^lowered ' || fail "A: the client did not run: $(cat "$out")"
 tid=$(field "$out" granted tid)
@@ -36,7 +36,7 @@ audit_ok "A: a tracked FIFO thread switched to RR"
 # B
 out=$ISO_TMP/rr-b.out fifo=$ISO_TMP/cmd
 mkfifo "$fifo"; chmod 666 "$fifo"
-"${NOBODY[@]}" "$RTTOOL" lower "$(esc_scale 6)" fifo 9 wait <"$fifo" >"$out" 2>&1 &
+"${NOBODY[@]}" "$RTTOOL" lower "$ESC_LIFE" fifo 9 wait <"$fifo" >"$out" 2>&1 &
 ISO_CHILDREN+=($!)
 exec 7>"$fifo"
 wait_for "$out" '^lowered ' || fail "B: the client did not run: $(cat "$out")"

@@ -15,9 +15,9 @@ prlimit --rtprio=20:20 true 2>/dev/null || skip "root cannot raise a hard RLIMIT
 
 start_policing_isod
 ok=$ISO_TMP/ok.out bad=$ISO_TMP/bad.out
-prlimit --rtprio=20:20 "${NOBODY[@]}" "$RTTOOL" self "$(esc_scale 8)" fifo 15 >"$ok" 2>&1 &
+prlimit --rtprio=20:20 "${NOBODY[@]}" "$RTTOOL" self "$ESC_LIFE" fifo 15 >"$ok" 2>&1 &
 ISO_CHILDREN+=($!); a=$!
-prlimit --rtprio=10:10 "${NOBODY[@]}" "$RTTOOL" idle "$(esc_scale 8)" >"$bad" 2>&1 &
+prlimit --rtprio=10:10 "${NOBODY[@]}" "$RTTOOL" idle "$ESC_LIFE" >"$bad" 2>&1 &
 ISO_CHILDREN+=($!); b=$!
 wait_for "$ok" '^self ' || fail "the allowed client did not run: $(cat "$ok")"
 wait_for "$bad" '^exec ' || fail "the other client did not run: $(cat "$bad")"
@@ -27,7 +27,7 @@ wait_not_rt "$b" "$(esc_scale 30)" || fail "FIFO 15 above its hard RLIMIT_RTPRIO
 stray_logged "$b" "$b" || fail "no stray line for $b"
 # two audits (audit_interval 1) and more: the allowed one is left alone
 n=$(grep -c "stray:" "$ISO_TMP/isod.log")
-sleep "$(esc_scale 2).5"
+wait_audits 2
 [ "$(kernel_sched "$a")" = "1 15" ] || fail "the allowed FIFO 15 thread was changed: $(kernel_sched "$a")"
 ! grep -qE "stray: thread $a " "$ISO_TMP/isod.log" || fail "isod called the allowed thread $a a stray"
 log "allowed FIFO 15 left alone; stray lines: $n"

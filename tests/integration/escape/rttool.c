@@ -1,8 +1,9 @@
 /* rttool — an unprivileged client changing its kernel RT policy itself,
  * below the band, across RT policies, with the administrator's
- * RLIMIT_RTPRIO (tests/integration/escape, issue 28). Bounded: SECONDS
- * is at most 30 (8 times 3 at most, as the 6.1 guest scales it), and
- * alarm(SECONDS + 2) survives exec.
+ * RLIMIT_RTPRIO (tests/integration/escape, issue 28). Each program (and
+ * what it execs) lives until the test is over (test_still_runs,
+ * tool_common.h), SECONDS at most (TOOL_MAX_SECONDS); alarm(SECONDS + 2)
+ * survives exec.
  *
  *   rttool idle SECONDS                report, then run 1 ms in 10 until
  *                                      SECONDS (what the others exec)
@@ -109,9 +110,9 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	seconds = atoi(argv[2]);
-	if (seconds <= 0 || seconds > 30)
-		seconds = 30;
-	alarm((unsigned)seconds + 2); /* at most 32 s, whatever happens */
+	if (seconds <= 0 || seconds > TOOL_MAX_SECONDS)
+		seconds = TOOL_MAX_SECONDS;
+	alarm((unsigned)seconds + 2); /* whatever happens */
 	if (!strcmp(argv[1], "idle")) {
 		report_self("exec", 0);
 		idle_until(now_s() + seconds);

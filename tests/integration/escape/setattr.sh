@@ -14,8 +14,12 @@ need_root
 out=$ISO_TMP/esc.out
 
 start_policing_isod --iso-cpu 10 --iso-period 1
-"${NOBODY[@]}" "$ESCAPETOOL" setattr "$(esc_scale 6)" >"$out" 2>&1 &
+# it spins when told (a line on the fifo): after isod has put its grant back
+fifo=$ISO_TMP/go
+mkfifo "$fifo"
+"${NOBODY[@]}" "$ESCAPETOOL" setattr "$ESC_LIFE" <"$fifo" >"$out" 2>&1 &
 ISO_CHILDREN+=($!)
+exec 7>"$fifo"
 wait_for "$out" '^after ' || fail "escape did not run: $(cat "$out")"
 log "kernel's answers (0 or -errno): $(grep -v '^granted' "$out" | tr '\n' ';')"
 tid=$(field "$out" granted tid)
@@ -24,18 +28,15 @@ for k in raise fifo-to-rr clear-reset-on-fork; do
 	[ "$(awk -v k="$k" '$1 == k { print $2 }' "$out")" != 0 ] ||
 		fail "the kernel let an unprivileged owner $k its RT thread"
 done
-# lowered: put back within two seconds (before it starts spinning)
-ok=
-for _ in $(seq 20); do
-	[ "$(kernel_sched "$tid")" = "1 $kp" ] && { ok=1; break; }
-	sleep 0.1
-done
-[ -n "$ok" ] || fail "thread $tid left where its owner put it: $(kernel_sched "$tid"), grant was FIFO $kp"
-grep -q "thread $tid .*was changed to kernel policy 1 priority $((kp - 1)) by its owner: isod's grant put back" \
-	"$ISO_TMP/isod.log" || fail "isod did not log putting its grant back"
-wait_for "$out" '^spinning ' 30 || fail "the client did not start spinning"
+# lowered: isod's check (every second) puts its grant back, and says so
+# after it has
+wait_for "$ISO_TMP/isod.log" "thread $tid .*was changed to kernel policy 1 priority $((kp - 1)) by its owner: isod's grant put back" \
+	"$(esc_scale 100)" || fail "isod did not put its grant back: $(kernel_sched "$tid"), grant was FIFO $kp"
+[ "$(kernel_sched "$tid")" = "1 $kp" ] || fail "thread $tid not at its grant after isod put it back: $(kernel_sched "$tid"), grant was FIFO $kp"
+echo spin >&7
+wait_for "$out" '^spinning ' "$(esc_scale 100)" || fail "the client did not start spinning"
 # the spinning thread is still policed: demoted over budget
-wait_not_rt "$tid" 50 || fail "the runaway $tid was never demoted: $(kernel_sched "$tid")"
+wait_not_rt "$tid" "$(esc_scale 50)" || fail "the runaway $tid was never demoted: $(kernel_sched "$tid")"
 tracked_tids | grep -qx "$tid" || fail "thread $tid no longer tracked"
 audit_ok "after the owner's own sched_setattr"
 echo PASS

@@ -12,7 +12,7 @@ need_root
 out=$ISO_TMP/esc.out
 
 start_policing_isod
-"${NOBODY[@]}" "$ESCAPETOOL" spawn 3 >"$out" 2>&1 &
+"${NOBODY[@]}" "$ESCAPETOOL" spawn "$ESC_LIFE" >"$out" 2>&1 &
 ISO_CHILDREN+=($!)
 wait_for "$out" '^spawn-done' || fail "escape did not run: $(cat "$out")"
 log "$(tr '\n' ';' <"$out")"

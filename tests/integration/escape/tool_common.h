@@ -25,8 +25,20 @@ struct attr {
  * be shared unguarded and two reports could mix ("clone-vmclone-vm pid"). */
 void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 double now_s(void);
-/* 1 ms of CPU in every 10 until the deadline (now_s): runs, but leaves
- * the CPU, so it switches in and out. */
+/* Whether the test that started this tool still runs: the environment's
+ * ESC_WHILE_PID (elib.sh exports the test shell's PID) still has a /proc
+ * entry. /proc, not kill(2): inside a PID namespace (pidns.sh) kill cannot
+ * see the shell, but /proc is still the host's. Unset: always true. So a
+ * tool and everything it starts live until the test is over (its checks
+ * done, however slow the machine), not a guessed number of seconds; the
+ * SECONDS cap and alarm stay as the bound of last resort. */
+int test_still_runs(void);
+/* 1 ms of CPU in every 10 until the deadline (now_s) or the test's end:
+ * runs, but leaves the CPU, so it switches in and out. */
 void idle_until(double end);
+/* The CPU without a break until the deadline or the test's end. */
+void spin_until(double end);
+/* The largest SECONDS a tool takes (the lifetime cap) */
+#define TOOL_MAX_SECONDS 120
 
 #endif
