@@ -71,7 +71,13 @@ gm_stop
 
 # --- with the shim: the game is ISO ---------------------------------------
 gm_start gm LD_PRELOAD="$PRELOAD" ISOSCHED_SOCKET="$ISOSCHED_SOCKET"
+mark=$(log_line_of .)
 game game --duty 30 --seconds 4
+# the game says ready before gamemoded has heard of it (gamemoderun's
+# registration is its own): wait for isod's line, written after the grant
+# is applied (grants.c, grant_announce)
+wait_log_after "$mark" "thread $GAME_PID (pid $GAME_PID, uid 65534): SCHED_ISO_RR priority 1 " ||
+	fail "isod did not grant the game ISO_RR 1: $(tail -n 20 "$ISO_TMP/isod.log"); gamemoded: $(cat "$ISO_TMP/gm.log")"
 read -r pol prio < <(kernel_sched "$GAME_PID")
 [ "$pol" = 2 ] && [ "$prio" = "$band_lo" ] ||
 	fail "the game's main thread is kernel '$pol $prio', not SCHED_RR at the band's bottom $band_lo"
