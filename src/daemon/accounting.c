@@ -9,15 +9,13 @@
 #include "log.h"
 
 #ifndef ISOD_HAVE_BPF
-int acct_bpf_load(const struct isod_config *cfg, char *why, size_t cap)
+int acct_bpf_load(const struct isod_config *cfg, const struct accounting **out, char *why,
+		  size_t cap)
 {
 	(void)cfg;
+	(void)out;
 	snprintf(why, cap, "this isod was built without BPF accounting (meson -Dbpf=enabled needs libbpf-dev, bpftool and clang)");
 	return -EOPNOTSUPP;
-}
-
-void acct_bpf_unload(void)
-{
 }
 #endif
 
@@ -31,11 +29,8 @@ int accounting_choose(const struct isod_config *cfg, const struct accounting **o
 		log_info("accounting proc: CPU time from /proc/PID/task/TID/schedstat");
 		return 0;
 	}
-	r = acct_bpf_load(cfg, why, sizeof(why));
+	r = acct_bpf_load(cfg, out, why, sizeof(why));
 	if (r == 0) {
-#ifdef ISOD_HAVE_BPF
-		*out = &accounting_bpf;
-#endif
 		log_info("accounting bpf: run time and strays counted in the kernel (sched_switch)");
 		return 0;
 	}
@@ -47,7 +42,8 @@ int accounting_choose(const struct isod_config *cfg, const struct accounting **o
 	return 0;
 }
 
-void accounting_close(void)
+void accounting_close(const struct accounting *a)
 {
-	acct_bpf_unload();
+	if (a && a->close)
+		a->close(a);
 }

@@ -50,31 +50,32 @@ static uint64_t monotonic_ns(void)
 }
 
 /* e's entry now, if the program keeps it (acct_thread_copy) */
-static bool entry_of(const struct tracked *e, struct acct_thread *v)
+static bool entry_of(const struct acct_bpf *ab, const struct tracked *e, struct acct_thread *v)
 {
-	uint32_t slot = acct_look_slot(e);
+	uint32_t slot = acct_look_slot(ab, e);
 
-	return acct_bpf.threads && slot < acct_bpf.n_threads &&
-	       acct_thread_copy(&acct_bpf.threads[slot], (uint32_t)e->tid, v);
+	return ab->threads && slot < ab->n_threads &&
+	       acct_thread_copy(&ab->threads[slot], (uint32_t)e->tid, v);
 }
 
-static int bpf_sample(struct tracked *e, uint64_t as_of_ns)
+static int bpf_sample(const struct accounting *a, struct tracked *e, uint64_t as_of_ns)
 {
+	struct acct_bpf *ab = acct_bpf_of(a);
 	struct acct_thread v;
 	uint64_t prev = e->cpu_ns, cpu, now = monotonic_ns();
-	bool have = entry_of(e, &v);
+	bool have = entry_of(ab, e, &v);
 	int r;
 
 	/* off its CPU by the entry, but preempted, not blocked: the kernel
 	 * may have run it again without a switch event (the header of
 	 * accounting_bpf_look.h); /proc's figure says if it did */
-	bool unsure = have && v.since_ns == 0 && acct_look_preempted(e);
+	bool unsure = have && v.since_ns == 0 && acct_look_preempted(ab, e);
 	uint64_t unseen = 0; /* CPU time the program did not see it use */
 
 	e->has_block = false;
 	e->off.n = 0;
-	if (!have || v.since_ns == ACCT_UNSEEN || acct_look_proc_needed(e) || unsure) {
-		r = accounting_proc.sample(e, 0); /* wait, and: still there? */
+	if (!have || v.since_ns == ACCT_UNSEEN || acct_look_proc_needed(ab, e) || unsure) {
+		r = accounting_proc.sample(&accounting_proc, e, 0); /* wait, and: still there? */
 		if (r < 0)
 			return r;
 		if (!have)
@@ -87,7 +88,7 @@ static int bpf_sample(struct tracked *e, uint64_t as_of_ns)
 	if (as_of_ns && as_of_ns < now)
 		now = as_of_ns;
 	r = acct_thread_cpu(&v, now, prev, &cpu);
-	acct_look_seen(e, r == 0);
+	acct_look_seen(ab, e, r == 0);
 	if (r == 0) {
 		if (unsure && e->cpu_ns > cpu + MISSED_SLACK_NS) {
 			unseen = e->cpu_ns - cpu;
@@ -113,51 +114,54 @@ static int bpf_sample(struct tracked *e, uint64_t as_of_ns)
 }
 
 /* the map's CPU once the program saw it switch in, else /proc's */
-static int bpf_last_cpu(const char *proc, struct tracked *e, int *cpu)
+static int bpf_last_cpu(const struct accounting *a, const char *proc, struct tracked *e,
+			int *cpu)
 {
 	struct acct_thread v;
 
-	if (entry_of(e, &v) && v.since_ns != ACCT_UNSEEN && v.cpu <= INT32_MAX) {
+	if (entry_of(acct_bpf_of(a), e, &v) && v.since_ns != ACCT_UNSEEN && v.cpu <= INT32_MAX) {
 		*cpu = (int)v.cpu;
 		return 0;
 	}
-	return accounting_proc.last_cpu(proc, e, cpu);
+	return accounting_proc.last_cpu(&accounting_proc, proc, e, cpu);
 }
 
-static void bpf_track(const struct tracked *e)
+static void bpf_track(const struct accounting *acct, const struct tracked *e)
 {
-	uint32_t slot = acct_look_slot(e);
-	struct acct_thread *a = acct_bpf.threads && slot < acct_bpf.n_threads ? &acct_bpf.threads[slot] : NULL;
+	struct acct_bpf *ab = acct_bpf_of(acct);
+	uint32_t slot = acct_look_slot(ab, e);
+	struct acct_thread *a = ab->threads && slot < ab->n_threads ? &ab->threads[slot] : NULL;
 	int r = -ENOSPC;
 
 	/* the entry first, then the TID in "tracked": the program writes
 	 * the entry from its first switch after that (acct_maps.h) */
 	if (a) {
 		acct_thread_reset(a, (uint32_t)e->tid, (uint64_t)monotonic_ns());
-		acct_look_filter_add(slot, e->tid);
-		r = bpf_map_update_elem(bpf_map__fd(acct_bpf.skel->maps.tracked),
+		acct_look_filter_add(ab, slot, e->tid);
+		r = bpf_map_update_elem(bpf_map__fd(ab->skel->maps.tracked),
 					&(__u32){ (__u32)e->tid }, &slot, BPF_ANY) < 0
 			    ? -errno
 			    : 0;
 		if (r < 0) {
 			__atomic_store_n(&a->tid, 0, __ATOMIC_RELEASE);
-			acct_look_filter_remove(slot);
+			acct_look_filter_remove(ab, slot);
 		}
 	}
-	acct_look_track(e, slot, r == 0);
+	acct_look_track(ab, e, slot, r == 0);
 	if (r < 0)
 		log_warning_errno(r, "thread %d: not in the BPF accounting's map; its CPU time comes from /proc",
 				  (int)e->tid);
 }
 
-static void bpf_untrack(const struct tracked *e)
+static void bpf_untrack(const struct accounting *a, const struct tracked *e)
 {
-	uint32_t slot = acct_look_slot(e);
+	struct acct_bpf *ab = acct_bpf_of(a);
+	uint32_t slot = acct_look_slot(ab, e);
 	struct acct_thread v;
 	struct tracked now = *e;
 
 	/* what the kernel counted beside what /proc says (tests compare) */
-	if (entry_of(e, &v) && accounting_proc.sample(&now, 0) == 0) {
+	if (entry_of(ab, e, &v) && accounting_proc.sample(&accounting_proc, &now, 0) == 0) {
 		uint64_t cpu = 0;
 
 		if (acct_thread_cpu(&v, monotonic_ns(), 0, &cpu) == 0)
@@ -165,36 +169,39 @@ static void bpf_untrack(const struct tracked *e)
 				  (int)e->tid, (unsigned long long)(cpu / 1000),
 				  (unsigned long long)(now.cpu_ns / 1000));
 	}
-	(void)bpf_map_delete_elem(bpf_map__fd(acct_bpf.skel->maps.tracked), &(__u32){ (__u32)e->tid });
-	acct_look_filter_remove(slot);
+	(void)bpf_map_delete_elem(bpf_map__fd(ab->skel->maps.tracked), &(__u32){ (__u32)e->tid });
+	acct_look_filter_remove(ab, slot);
 	/* out of "tracked" first: a program that looked it up before
 	 * finds the entry another's, or free, and leaves it alone */
-	if (acct_bpf.threads && slot < acct_bpf.n_threads &&
-	    __atomic_load_n(&acct_bpf.threads[slot].tid, __ATOMIC_ACQUIRE) == (uint32_t)e->tid)
-		__atomic_store_n(&acct_bpf.threads[slot].tid, 0, __ATOMIC_RELEASE);
-	acct_look_untrack(e);
+	if (ab->threads && slot < ab->n_threads &&
+	    __atomic_load_n(&ab->threads[slot].tid, __ATOMIC_ACQUIRE) == (uint32_t)e->tid)
+		__atomic_store_n(&ab->threads[slot].tid, 0, __ATOMIC_RELEASE);
+	acct_look_untrack(ab, e);
 }
 
 /* The map's count now, once the program has seen the thread; else
  * /proc's status. */
-static int bpf_voluntary_switches(const char *proc, const struct tracked *e, uint64_t *nvcsw)
+static int bpf_voluntary_switches(const struct accounting *a, const char *proc,
+				  const struct tracked *e, uint64_t *nvcsw)
 {
+	const struct acct_bpf *ab = acct_bpf_of(a);
 	struct acct_thread v;
 
-	if (!acct_look_proc_needed(e) && entry_of(e, &v) && v.since_ns != ACCT_UNSEEN) {
+	if (!acct_look_proc_needed(ab, e) && entry_of(ab, e, &v) && v.since_ns != ACCT_UNSEEN) {
 		*nvcsw = v.nvcsw;
 		return 0;
 	}
-	return accounting_proc.voluntary_switches(proc, e, nvcsw);
+	return accounting_proc.voluntary_switches(&accounting_proc, proc, e, nvcsw);
 }
 
 /* Off every CPU since the program saw it switch (since_ns 0): what it
  * ran as then. */
-static int bpf_seen_policy(const struct tracked *e, int *policy, int *prio)
+static int bpf_seen_policy(const struct accounting *a, const struct tracked *e, int *policy,
+			   int *prio)
 {
 	struct acct_thread v;
 
-	if (!entry_of(e, &v))
+	if (!entry_of(acct_bpf_of(a), e, &v))
 		return -EAGAIN;
 	if (v.since_ns != 0 || v.policy > INT32_MAX || v.rt_prio > 99)
 		return -EAGAIN; /* on a CPU, or not seen (ACCT_UNSEEN) */
@@ -203,32 +210,6 @@ static int bpf_seen_policy(const struct tracked *e, int *policy, int *prio)
 	return 0;
 }
 
-const struct accounting accounting_bpf = {
-	.name = "bpf",
-	.sample = bpf_sample,
-	.voluntary_switches = bpf_voluntary_switches,
-	.last_cpu = bpf_last_cpu,
-	.track = bpf_track,
-	.untrack = bpf_untrack,
-	.look_begin = acct_look_begin,
-	.look_needed = acct_look_needed,
-	.quiet = acct_look_quiet,
-	.seen_policy = bpf_seen_policy,
-	.stray_fd = acct_bpf_stray_fd,
-	.take_reports = acct_bpf_take_reports,
-	.follows_lineage = acct_bpf_follows_lineage,
-	.report_forks = acct_bpf_report_forks,
-	.lineage_lost = acct_bpf_lineage_lost,
-	.strays_lost = acct_bpf_strays_lost,
-	.quiet_tid = acct_bpf_quiet,
-	.report_strays = acct_bpf_report_strays,
-	.bind = acct_bpf_bind,
-	.unbind = acct_bpf_unbind,
-	.woken_ns = acct_bpf_woken_ns,
-	.wake_overdue = acct_bpf_wake_overdue,
-	.quiet_since = acct_bpf_quiet_since,
-	.band_ns = acct_bpf_band_ns,
-};
 
 /* libbpf's messages: warnings into isod's log at debug level (a failed
  * load is said once by accounting_choose), the chatter dropped */
@@ -263,7 +244,7 @@ static const char *load_hint(int r)
 }
 
 /* Map "threads" (n entries) into isod's memory. */
-static int threads_map(size_t n)
+static int threads_map(struct acct_bpf *ab, size_t n)
 {
 	long page = sysconf(_SC_PAGESIZE);
 	size_t len = n * sizeof(struct acct_thread);
@@ -276,84 +257,105 @@ static int threads_map(size_t n)
 		return -EINVAL;
 	len = (len + (size_t)page - 1) / (size_t)page * (size_t)page;
 	p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED,
-		 bpf_map__fd(acct_bpf.skel->maps.threads), 0);
+		 bpf_map__fd(ab->skel->maps.threads), 0);
 	if (p == MAP_FAILED)
 		return -errno;
-	acct_bpf.threads = p;
-	acct_bpf.threads_len = len;
-	acct_bpf.n_threads = n;
+	ab->threads = p;
+	ab->threads_len = len;
+	ab->n_threads = n;
 	return 0;
 }
 
-int acct_bpf_load(const struct isod_config *cfg, char *why, size_t cap)
+static const struct accounting bpf_ops;
+static void bpf_close(const struct accounting *a);
+static void bpf_report_forks(const struct accounting *a, bool on);
+static void bpf_report_strays(const struct accounting *a, bool on);
+
+int acct_bpf_load(const struct isod_config *cfg, const struct accounting **out, char *why,
+		  size_t cap)
 {
+	struct acct_bpf *ab;
 	int r;
 
 	if (access("/sys/kernel/btf/vmlinux", R_OK) < 0) {
 		snprintf(why, cap, "the kernel has no BTF (/sys/kernel/btf/vmlinux: %s)", strerror(errno));
 		return -ENOENT;
 	}
+	ab = calloc(1, sizeof(*ab));
+	if (!ab) {
+		snprintf(why, cap, "out of memory");
+		return -ENOMEM;
+	}
+	ab->iface = bpf_ops;
+	ab->iface.self = ab;
+	ab->waker_stop = ab->waker_ep = -1;
 	libbpf_set_print(libbpf_print);
-	acct_bpf.skel = isod_acct__open();
-	if (!acct_bpf.skel) {
+	ab->skel = isod_acct__open();
+	if (!ab->skel) {
 		r = -errno;
 		snprintf(why, cap, "cannot open the program: %s", strerror(-r));
+		free(ab);
 		return r;
 	}
-	acct_bpf.skel->rodata->band_lo = (__u32)cfg->band.lo;
-	acct_bpf.skel->rodata->band_hi = (__u32)cfg->band.hi;
-	bpf_map__set_max_entries(acct_bpf.skel->maps.tracked, cfg->max_threads);
-	bpf_map__set_max_entries(acct_bpf.skel->maps.threads, cfg->max_threads);
-	r = isod_acct__load(acct_bpf.skel);
+	ab->skel->rodata->band_lo = (__u32)cfg->band.lo;
+	ab->skel->rodata->band_hi = (__u32)cfg->band.hi;
+	bpf_map__set_max_entries(ab->skel->maps.tracked, cfg->max_threads);
+	bpf_map__set_max_entries(ab->skel->maps.threads, cfg->max_threads);
+	r = isod_acct__load(ab->skel);
 	if (r == 0)
-		r = isod_acct__attach(acct_bpf.skel);
+		r = isod_acct__attach(ab->skel);
 	if (r < 0) {
 		snprintf(why, cap, "%s: %s", load_hint(r), strerror(-r));
 		goto fail;
 	}
-	acct_bpf.ncpus = libbpf_num_possible_cpus();
-	acct_bpf.cpu_buf = acct_bpf.ncpus > 0 ? calloc((size_t)acct_bpf.ncpus, sizeof(*acct_bpf.cpu_buf)) : NULL;
-	r = threads_map(cfg->max_threads);
+	ab->ncpus = libbpf_num_possible_cpus();
+	ab->cpu_buf = ab->ncpus > 0 ? calloc((size_t)ab->ncpus, sizeof(*ab->cpu_buf)) : NULL;
+	r = threads_map(ab, cfg->max_threads);
 	if (r < 0) {
 		snprintf(why, cap, "cannot map its thread table: %s", strerror(-r));
 		goto fail;
 	}
-	acct_bpf.rb = ring_buffer__new(bpf_map__fd(acct_bpf.skel->maps.strays), take_one, &acct_bpf.taker, NULL);
-	if (!acct_bpf.cpu_buf || !acct_bpf.rb ||
-	    ring_buffer__add(acct_bpf.rb, bpf_map__fd(acct_bpf.skel->maps.lineage), take_lineage,
-			     &acct_bpf.taker) < 0 ||
-	    acct_look_init(cfg->max_threads, acct_bpf.ncpus) < 0) {
+	ab->rb = ring_buffer__new(bpf_map__fd(ab->skel->maps.strays), take_one, &ab->taker, NULL);
+	if (!ab->cpu_buf || !ab->rb ||
+	    ring_buffer__add(ab->rb, bpf_map__fd(ab->skel->maps.lineage), take_lineage,
+			     &ab->taker) < 0 ||
+	    acct_look_init(ab, cfg->max_threads, ab->ncpus) < 0) {
 		r = -ENOMEM;
 		snprintf(why, cap, "cannot set up its ring buffer or per-CPU map");
 		goto fail;
 	}
-	acct_bpf_report_strays(cfg->sweep_orphans && !cfg->dry_run);
-	acct_bpf_report_forks(cfg->inherit);
+	bpf_report_strays(&ab->iface, cfg->sweep_orphans && !cfg->dry_run);
+	bpf_report_forks(&ab->iface, cfg->inherit);
+	*out = &ab->iface;
 	return 0;
 fail:
-	acct_bpf_unload();
+	bpf_close(&ab->iface);
 	return r;
 }
 
-void acct_bpf_unload(void)
+/* accounting_close: the program unloaded, the state freed */
+static void bpf_close(const struct accounting *a)
 {
-	acct_bpf_unbind();
-	ring_buffer__free(acct_bpf.rb);
-	acct_bpf.rb = NULL;
-	isod_acct__destroy(acct_bpf.skel);
-	acct_bpf.skel = NULL;
-	acct_look_free();
-	free(acct_bpf.cpu_buf);
-	acct_bpf.cpu_buf = NULL;
-	if (acct_bpf.threads)
-		munmap(acct_bpf.threads, acct_bpf.threads_len);
-	acct_bpf.threads = NULL;
-	acct_bpf.n_threads = acct_bpf.threads_len = 0;
+	struct acct_bpf *ab = acct_bpf_of(a);
+
+	acct_bpf_unbind(a);
+	ring_buffer__free(ab->rb);
+	ab->rb = NULL;
+	isod_acct__destroy(ab->skel);
+	ab->skel = NULL;
+	acct_look_free(ab);
+	free(ab->cpu_buf);
+	ab->cpu_buf = NULL;
+	if (ab->threads)
+		munmap(ab->threads, ab->threads_len);
+	free(ab);
 }
 
-int acct_bpf_stray_fd(void)
+static int bpf_stray_fd(const struct accounting *a)
 {
-	return acct_bpf.rb ? ring_buffer__epoll_fd(acct_bpf.rb) : -1;
+	const struct acct_bpf *ab = acct_bpf_of(a);
+
+	return ab->rb ? ring_buffer__epoll_fd(ab->rb) : -1;
 }
 
 static int take_one(void *ctx, void *data, size_t size)
@@ -392,62 +394,105 @@ static int take_lineage(void *ctx, void *data, size_t size)
 	return 0;
 }
 
-int acct_bpf_take_reports(void (*fn)(void *ctx, const struct acct_stray *s),
-			  void (*lineage)(void *ctx, const struct acct_lineage *l), void *ctx)
+static int bpf_take_reports(const struct accounting *a,
+			    void (*fn)(void *ctx, const struct acct_stray *s),
+			    void (*lineage)(void *ctx, const struct acct_lineage *l), void *ctx)
 {
+	struct acct_bpf *ab = acct_bpf_of(a);
 	int r;
 
-	if (!acct_bpf.rb)
+	if (!ab->rb)
 		return 0;
-	acct_bpf.taker = (struct acct_take){ fn, lineage, ctx, 0 };
-	r = ring_buffer__consume(acct_bpf.rb);
-	return r < 0 ? r : acct_bpf.taker.n;
+	ab->taker = (struct acct_take){ fn, lineage, ctx, 0 };
+	r = ring_buffer__consume(ab->rb);
+	return r < 0 ? r : ab->taker.n;
 }
 
-bool acct_bpf_follows_lineage(void)
+static bool bpf_follows_lineage(const struct accounting *a)
 {
-	return acct_bpf.skel != NULL;
+	const struct acct_bpf *ab = acct_bpf_of(a);
+
+	return ab->skel != NULL;
 }
 
-void acct_bpf_report_forks(bool on)
+static void bpf_report_forks(const struct accounting *a, bool on)
 {
-	if (acct_bpf.skel && acct_bpf.skel->bss)
-		acct_bpf.skel->bss->report_forks = on;
+	struct acct_bpf *ab = acct_bpf_of(a);
+
+	if (ab->skel && ab->skel->bss)
+		ab->skel->bss->report_forks = on;
 }
 
-bool acct_bpf_lineage_lost(void)
+static bool bpf_lineage_lost(const struct accounting *a)
 {
-	return acct_bpf.skel && acct_bpf.skel->bss &&
-	       __atomic_exchange_n(&acct_bpf.skel->bss->lineage_lost, 0, __ATOMIC_SEQ_CST);
+	struct acct_bpf *ab = acct_bpf_of(a);
+
+	return ab->skel && ab->skel->bss &&
+	       __atomic_exchange_n(&ab->skel->bss->lineage_lost, 0, __ATOMIC_SEQ_CST);
 }
 
-uint64_t acct_bpf_strays_lost(void)
+static uint64_t bpf_strays_lost(const struct accounting *a)
 {
-	return acct_bpf.skel && acct_bpf.skel->bss
-		       ? __atomic_load_n(&acct_bpf.skel->bss->strays_lost, __ATOMIC_RELAXED)
+	const struct acct_bpf *ab = acct_bpf_of(a);
+
+	return ab->skel && ab->skel->bss
+		       ? __atomic_load_n(&ab->skel->bss->strays_lost, __ATOMIC_RELAXED)
 		       : 0;
 }
 
-void acct_bpf_quiet(pid_t tid, unsigned seconds)
+static void bpf_quiet_tid(const struct accounting *a, pid_t tid, unsigned seconds)
 {
+	const struct acct_bpf *ab = acct_bpf_of(a);
 	__u64 until = monotonic_ns() + (uint64_t)seconds * 1000000000u;
 
-	if (acct_bpf.skel)
-		(void)bpf_map_update_elem(bpf_map__fd(acct_bpf.skel->maps.reported), &(__u32){ (__u32)tid },
+	if (ab->skel)
+		(void)bpf_map_update_elem(bpf_map__fd(ab->skel->maps.reported), &(__u32){ (__u32)tid },
 					  &until, BPF_ANY);
 }
 
-void acct_bpf_report_strays(bool on)
+static void bpf_report_strays(const struct accounting *a, bool on)
 {
-	if (acct_bpf.skel && acct_bpf.skel->bss)
-		acct_bpf.skel->bss->report_strays = on;
+	struct acct_bpf *ab = acct_bpf_of(a);
+
+	if (ab->skel && ab->skel->bss)
+		ab->skel->bss->report_strays = on;
 }
 
-int acct_bpf_band_ns(uint64_t *ns)
+static int bpf_band_ns(const struct accounting *a, uint64_t *ns)
 {
-	if (!acct_bpf.skel || !acct_bpf.cpu_buf)
+	struct acct_bpf *ab = acct_bpf_of(a);
+
+	if (!ab->skel || !ab->cpu_buf)
 		return -ENODEV;
-	if (bpf_map_lookup_elem(bpf_map__fd(acct_bpf.skel->maps.band_time), &(__u32){ 0 }, acct_bpf.cpu_buf) < 0)
+	if (bpf_map_lookup_elem(bpf_map__fd(ab->skel->maps.band_time), &(__u32){ 0 }, ab->cpu_buf) < 0)
 		return -errno;
-	return acct_band_sum(acct_bpf.cpu_buf, (size_t)acct_bpf.ncpus, ns);
+	return acct_band_sum(ab->cpu_buf, (size_t)ab->ncpus, ns);
 }
+
+static const struct accounting bpf_ops = {
+	.name = "bpf",
+	.sample = bpf_sample,
+	.voluntary_switches = bpf_voluntary_switches,
+	.last_cpu = bpf_last_cpu,
+	.track = bpf_track,
+	.untrack = bpf_untrack,
+	.look_begin = acct_look_begin,
+	.look_needed = acct_look_needed,
+	.quiet = acct_look_quiet,
+	.seen_policy = bpf_seen_policy,
+	.stray_fd = bpf_stray_fd,
+	.take_reports = bpf_take_reports,
+	.follows_lineage = bpf_follows_lineage,
+	.report_forks = bpf_report_forks,
+	.lineage_lost = bpf_lineage_lost,
+	.strays_lost = bpf_strays_lost,
+	.quiet_tid = bpf_quiet_tid,
+	.report_strays = bpf_report_strays,
+	.bind = acct_bpf_bind,
+	.unbind = acct_bpf_unbind,
+	.woken_ns = acct_bpf_woken_ns,
+	.wake_overdue = acct_bpf_wake_overdue,
+	.quiet_since = acct_bpf_quiet_since,
+	.band_ns = bpf_band_ns,
+	.close = bpf_close,
+};

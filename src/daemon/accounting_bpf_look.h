@@ -27,11 +27,13 @@ struct acct_take {
 	int n;
 };
 
-/* The BPF accounting's whole state. One program per isod process, loaded
- * at start-up and unloaded at exit, and the ops of struct accounting take
- * no instance (accounting.h): so there is one, acct_bpf, defined in
- * accounting_bpf_look.c (the lower of the two files). */
+/* The BPF accounting's whole state, owned by its instance: allocated by
+ * acct_bpf_load, which hands out iface (whose self points back here), and
+ * freed by its close. Every operation reaches it through its first
+ * argument (a->self); the ring buffers' callbacks and the waker thread
+ * through the pointer they were given. */
 struct acct_bpf {
+	struct accounting iface;   /* the door the daemon holds (accounting.h) */
 	/* the loader's (accounting_bpf.c): written only by load/unload (main
 	 * thread, before and after the other threads); read under d->lock or
 	 * by the server thread */
@@ -70,63 +72,54 @@ struct acct_bpf {
 	pthread_t waker;
 	bool waker_on;
 };
-extern struct acct_bpf acct_bpf;
 
-/* The task table (its index is a thread's slot, acct_maps.h), and whom
- * the program's "events" reports (a wake, an exit) go to: fn runs on a
- * thread of its own at SCHED_FIFO prio (the enforcer's: ISO threads cannot
- * starve it), d->lock not held. Main thread, once, after the load; unbind
- * stops that thread (before the table goes). */
-int acct_bpf_bind(const struct tracked *table, void (*fn)(void *ctx, const struct acct_event *ev),
-		  void *ctx, int prio);
-void acct_bpf_unbind(void);
-/* The kernel's wake since the last (quiet) plan, CLOCK_MONOTONIC ns, not
- * yet planned for (INT64_MAX: none): the watchdog counts the enforcer's
- * lateness from it (a starved enforcer's waker is starved too). Any
- * thread. */
-int64_t acct_bpf_woken_ns(void);
-/* Did the kernel's wake not reach the enforcer: it woke more than 100 ms
- * before now_ns and nobody planned since, or a report was lost? The
- * server's look (every second; every two while nothing runs), so that
- * a quiet plan needs no short bound of its own. */
-bool acct_bpf_wake_overdue(int64_t now_ns);
-/* Since when (CLOCK_MONOTONIC ns) the kernel has been armed by quiet plans
- * without a wake: no tracked thread has switched in since then. INT64_MAX:
- * not armed, or woken. Any thread. */
-int64_t acct_bpf_quiet_since(void);
+static inline struct acct_bpf *acct_bpf_of(const struct accounting *a)
+{
+	return a->self;
+}
+
+/* accounting.h's bind, unbind, woken_ns, wake_overdue and quiet_since
+ * (the waker's: any thread) */
+int acct_bpf_bind(const struct accounting *a, const struct tracked *table,
+		  void (*fn)(void *ctx, const struct acct_event *ev), void *ctx, int prio);
+void acct_bpf_unbind(const struct accounting *a);
+int64_t acct_bpf_woken_ns(const struct accounting *a);
+bool acct_bpf_wake_overdue(const struct accounting *a, int64_t now_ns);
+int64_t acct_bpf_quiet_since(const struct accounting *a);
 
 /* After the program loaded (ncpus possible CPUs, cap = max_threads) /
  * before it is unloaded. */
-int acct_look_init(size_t cap, int ncpus);
-void acct_look_free(void);
-/* The ring buffer "events"'s callback (libbpf ring_buffer__add). */
+int acct_look_init(struct acct_bpf *ab, size_t cap, int ncpus);
+void acct_look_free(struct acct_bpf *ab);
+/* The ring buffer "events"'s callback (libbpf ring_buffer__add; ctx:
+ * the struct acct_bpf). */
 int acct_look_event(void *ctx, void *data, size_t size);
 
 /* e joins the task table: its slot for the map's value, and whether it
  * is on a CPU already (read it until the program has seen it switch). */
-uint32_t acct_look_slot(const struct tracked *e);
-void acct_look_track(const struct tracked *e, uint32_t slot, bool in_map);
+uint32_t acct_look_slot(const struct acct_bpf *ab, const struct tracked *e);
+void acct_look_track(struct acct_bpf *ab, const struct tracked *e, uint32_t slot, bool in_map);
 /* slot's TID counted in the program's tid_filter (bpf/acct_maps.h):
  * before it goes into "tracked"; uncounted after it left it. */
-void acct_look_filter_add(uint32_t slot, pid_t tid);
-void acct_look_filter_remove(uint32_t slot);
-void acct_look_untrack(const struct tracked *e);
+void acct_look_filter_add(struct acct_bpf *ab, uint32_t slot, pid_t tid);
+void acct_look_filter_remove(struct acct_bpf *ab, uint32_t slot);
+void acct_look_untrack(struct acct_bpf *ab, const struct tracked *e);
 /* A read of e found its map entry seen by the program (or not). */
-void acct_look_seen(const struct tracked *e, bool seen);
+void acct_look_seen(struct acct_bpf *ab, const struct tracked *e, bool seen);
 /* Must e's read go to /proc too (its wait, and whether it is still
  * there)? Yes at a check that reads everything (the program lost a
  * report, or the full read is due) and until the program has seen it;
  * otherwise the map's counters and the exit reports say all of it. */
-bool acct_look_proc_needed(const struct tracked *e);
+bool acct_look_proc_needed(const struct acct_bpf *ab, const struct tracked *e);
 /* Did the program last see e preempted (runnable, off its CPU: on_cpu
  * holds it)? Such a thread can be running again without a switch-in the
  * program saw: the kernel (6.18, its fair server) has been seen to put
  * an RT thread back on its CPU with no sched_switch event at all. */
-bool acct_look_preempted(const struct tracked *e);
+bool acct_look_preempted(const struct acct_bpf *ab, const struct tracked *e);
 
 /* accounting.h's look_begin, look_needed and quiet */
-void acct_look_begin(uint64_t now_ns);
-bool acct_look_needed(const struct tracked *e, size_t slot);
-bool acct_look_quiet(void);
+void acct_look_begin(const struct accounting *a, uint64_t now_ns);
+bool acct_look_needed(const struct accounting *a, const struct tracked *e, size_t slot);
+bool acct_look_quiet(const struct accounting *a);
 
 #endif

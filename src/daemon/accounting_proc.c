@@ -14,8 +14,9 @@
 
 #include "procinfo.h"
 
-static int proc_sample(struct tracked *e, uint64_t as_of_ns)
+static int proc_sample(const struct accounting *a, struct tracked *e, uint64_t as_of_ns)
 {
+	(void)a;
 	(void)as_of_ns; /* a read of the kernel's figure now */
 	char buf[96];
 	ssize_t n = pread(e->statfd, buf, sizeof(buf) - 1, 0);
@@ -29,12 +30,14 @@ static int proc_sample(struct tracked *e, uint64_t as_of_ns)
 	return 0;
 }
 
-static int proc_voluntary_switches(const char *proc, const struct tracked *e,
-				   uint64_t *nvcsw)
+static int proc_voluntary_switches(const struct accounting *a, const char *proc,
+				   const struct tracked *e, uint64_t *nvcsw)
 {
 	char path[128], buf[4096];
 	ssize_t n;
 	int fd, r;
+
+	(void)a;
 
 	snprintf(path, sizeof(path), "%s/%d/task/%d/status", proc, (int)e->pid, (int)e->tid);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -86,11 +89,13 @@ int parse_stat_processor(const char *buf, int *cpu)
 	return -EBADMSG;
 }
 
-static int proc_last_cpu(const char *proc, struct tracked *e, int *cpu)
+static int proc_last_cpu(const struct accounting *a, const char *proc, struct tracked *e,
+			 int *cpu)
 {
 	char path[128], buf[1024];
 	ssize_t n;
 
+	(void)a;
 	if (e->cpufd < 0) {
 		snprintf(path, sizeof(path), "%s/%d/task/%d/stat", proc, (int)e->pid, (int)e->tid);
 		e->cpufd = open(path, O_RDONLY | O_CLOEXEC);
@@ -113,8 +118,9 @@ static int proc_last_cpu(const char *proc, struct tracked *e, int *cpu)
 }
 
 /* every sample reads /proc: nothing to keep per thread */
-static void proc_track(const struct tracked *e)
+static void proc_track(const struct accounting *a, const struct tracked *e)
 {
+	(void)a;
 	(void)e;
 }
 

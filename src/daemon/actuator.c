@@ -19,8 +19,10 @@ void actuator_set_dry_run(bool dry)
  * other way to reach them. */
 #define INFLIGHT_SLOTS 8  /* more than isod's threads that promote */
 #define INFLIGHT_WAIT_MS 100
-static atomic_bool dying;
-static atomic_int inflight[INFLIGHT_SLOTS];
+static struct {
+	atomic_bool dying;
+	atomic_int inflight[INFLIGHT_SLOTS];
+} promotions;
 
 /* Returns the slot taken, or a negative errno (-ECANCELED: dying). */
 static int inflight_enter(pid_t tid)
@@ -28,10 +30,10 @@ static int inflight_enter(pid_t tid)
 	for (int i = 0; i < INFLIGHT_SLOTS; i++) {
 		int expected = 0;
 
-		if (!atomic_compare_exchange_strong(&inflight[i], &expected, (int)tid))
+		if (!atomic_compare_exchange_strong(&promotions.inflight[i], &expected, (int)tid))
 			continue;
-		if (atomic_load(&dying)) {
-			atomic_store(&inflight[i], 0);
+		if (atomic_load(&promotions.dying)) {
+			atomic_store(&promotions.inflight[i], 0);
 			return -ECANCELED;
 		}
 		return i;
@@ -41,7 +43,7 @@ static int inflight_enter(pid_t tid)
 
 static void inflight_leave(int slot)
 {
-	atomic_store(&inflight[slot], 0);
+	atomic_store(&promotions.inflight[slot], 0);
 }
 
 int actuator_grant(const struct backend *b, pid_t tid, const struct backend_grant *g)
@@ -74,15 +76,15 @@ int actuator_demote_signal_safe(pid_t tid)
 
 void actuator_die(void)
 {
-	atomic_store(&dying, true);
+	atomic_store(&promotions.dying, true);
 	for (int i = 0; i < INFLIGHT_SLOTS; i++) {
-		int tid = atomic_load(&inflight[i]);
+		int tid = atomic_load(&promotions.inflight[i]);
 
 		if (!tid)
 			continue;
 		/* the promotion may still be on its way into the kernel; the
 		 * wait is bounded, as the promoter may be this very thread */
-		for (int ms = 0; ms < INFLIGHT_WAIT_MS && atomic_load(&inflight[i]) == tid; ms++) {
+		for (int ms = 0; ms < INFLIGHT_WAIT_MS && atomic_load(&promotions.inflight[i]) == tid; ms++) {
 			struct timespec ts = { .tv_nsec = 1000000 };
 
 			(void)nanosleep(&ts, NULL);

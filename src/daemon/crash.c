@@ -18,12 +18,17 @@
 #define CRASH_WAIT_MS 2000
 
 static const int crash_sigs[] = { SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT };
-/* Process-wide by nature (signal dispositions are): set once by
- * crash_catch before any other thread exists, only read afterwards. */
-static void (*crash_gasp)(void);
-static struct sigaction crash_old[NSIG];
-/* 0: no crash yet, 1: a gasp is running, 2: it finished. */
-static atomic_int gasp_state;
+/* Process-wide by nature (signal dispositions are, and a handler has no
+ * argument to reach anything else by): gasp, ctx and old are set once by
+ * crash_catch before any other thread exists, only read afterwards;
+ * state is the handlers' own (0: no crash yet, 1: a gasp is running, 2:
+ * it finished). */
+static struct {
+	void (*gasp)(void *ctx);
+	void *ctx;
+	struct sigaction old[NSIG];
+	atomic_int state;
+} crash;
 
 static void sleep_1ms(void)
 {
@@ -37,14 +42,14 @@ static void on_fatal(int sig, siginfo_t *si, void *uc)
 	int saved = errno, expected = 0;
 
 	(void)uc;
-	if (atomic_compare_exchange_strong(&gasp_state, &expected, 1)) {
-		crash_gasp();
-		atomic_store(&gasp_state, 2);
+	if (atomic_compare_exchange_strong(&crash.state, &expected, 1)) {
+		crash.gasp(crash.ctx);
+		atomic_store(&crash.state, 2);
 	} else {
-		for (int i = 0; i < CRASH_WAIT_MS && atomic_load(&gasp_state) == 1; i++)
+		for (int i = 0; i < CRASH_WAIT_MS && atomic_load(&crash.state) == 1; i++)
 			sleep_1ms();
 	}
-	sigaction(sig, &crash_old[sig], NULL);
+	sigaction(sig, &crash.old[sig], NULL);
 	errno = saved;
 	/* a sent signal is sent again; a real fault recurs on return */
 	if (si->si_code <= 0 || sig == SIGABRT)
@@ -68,15 +73,16 @@ int crash_thread_stack(void)
 	return 0;
 }
 
-int crash_catch(void (*gasp)(void))
+int crash_catch(void (*gasp)(void *ctx), void *ctx)
 {
 	struct sigaction sa = { .sa_sigaction = on_fatal,
 				.sa_flags = SA_SIGINFO | SA_ONSTACK };
 
-	crash_gasp = gasp;
+	crash.gasp = gasp;
+	crash.ctx = ctx;
 	sigemptyset(&sa.sa_mask);
 	for (size_t i = 0; i < sizeof(crash_sigs) / sizeof(crash_sigs[0]); i++)
-		if (sigaction(crash_sigs[i], &sa, &crash_old[crash_sigs[i]]) < 0)
+		if (sigaction(crash_sigs[i], &sa, &crash.old[crash_sigs[i]]) < 0)
 			return -errno;
 	return crash_thread_stack();
 }

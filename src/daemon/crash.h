@@ -10,8 +10,9 @@
 #define ISOD_CRASH_H
 
 /* Install the handlers (process-wide) and give the calling thread its
- * alternate stack. gasp may only make async-signal-safe calls. */
-int crash_catch(void (*gasp)(void));
+ * alternate stack. gasp (given ctx) may only make async-signal-safe
+ * calls. */
+int crash_catch(void (*gasp)(void *ctx), void *ctx);
 /* Give the calling thread an alternate signal stack: every thread of
  * isod calls this once when it starts (sigaltstack is per thread). */
 int crash_thread_stack(void);

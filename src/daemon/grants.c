@@ -163,12 +163,12 @@ int grant_join(struct isod *d, const struct grant *g, uid_t charged, struct trac
 	if (!e)
 		return -EAGAIN; /* cannot happen: capacity checked */
 	/* counted (and no stray) before grants_apply puts it in the band */
-	d->acct->track(e);
+	d->acct->track(d->acct, e);
 	/* follow forks and execs again (if not already), before the kernel
 	 * makes it RT: an exec before that is not an escape */
 	forkwatch_follow(d, true);
 	/* its CPU time from now on counts, not what it used before */
-	if (d->acct->sample(e, 0) == 0) {
+	if (d->acct->sample(d->acct, e, 0) == 0) {
 		iso_engine_account(&d->engine, &e->core, e->cpu_ns);
 		/* and the burst guard's first read: its next look is
 		 * burst_ms/4 away (iso_plan_guard), so a grant does not make
@@ -190,7 +190,7 @@ int grant_apply(struct isod *d, const struct grant *g, struct tracked *e, int kp
 	r = reserve_take(d, e, g->dl, g->dl_left);
 	if (r < 0) {
 		if (fresh) {
-			d->acct->untrack(e);
+			d->acct->untrack(d->acct, e);
 			tasks_remove(&d->tasks, e);
 		}
 		return r;
@@ -206,7 +206,7 @@ int grant_apply(struct isod *d, const struct grant *g, struct tracked *e, int kp
 	if (r < 0) {
 		log_debug_errno(r, "grant to thread %d failed", (int)g->tid);
 		reserve_drop(d, e);
-		d->acct->untrack(e);
+		d->acct->untrack(d->acct, e);
 		tasks_remove(&d->tasks, e);
 		return r;
 	}
@@ -216,7 +216,7 @@ int grant_apply(struct isod *d, const struct grant *g, struct tracked *e, int kp
 	 * that lag was counted as ISO time: demotions came ~5 ms before the
 	 * exact average crossed), and what it ran before the change was not
 	 * ISO. */
-	if (fresh && d->acct->sample(e, 0) == 0)
+	if (fresh && d->acct->sample(d->acct, e, 0) == 0)
 		iso_task_rebase(&e->core, e->cpu_ns, mono_ns());
 	return 0;
 }
@@ -357,7 +357,7 @@ void isod_forget(struct isod *d, struct tracked *e)
 	isod_leave(d, e);
 	reserve_drop(d, e);
 	statefile_note_release(d, e);
-	d->acct->untrack(e);
+	d->acct->untrack(d->acct, e);
 	tasks_remove(&d->tasks, e);
 	/* no re-plan: with a thread less no decision can change sooner
 	 * (iso_plan_end is monotone in the threads: fewer terms, a lower
@@ -396,7 +396,7 @@ int isod_verify(struct isod *d, bool full)
 		/* what the kernel showed at its last switch, off the CPU
 		 * since: no system call per sleeping thread (1024 of them
 		 * cost 0.2 % of a CPU a second, issue 13) */
-		if (seen && d->acct->seen_policy(e, &policy, &prio) == 0 &&
+		if (seen && d->acct->seen_policy(d->acct, e, &policy, &prio) == 0 &&
 		    b->placed_as(&g, e->applied == APPLIED_OTHER, policy, prio))
 			continue;
 		if (b->placed(e->tid, &g, e->applied == APPLIED_OTHER, &now))

@@ -123,13 +123,11 @@ static void tick(struct isod *d)
  * Async-signal-safe only: actuator_die stops every promotion first (one
  * under way is waited for and undone), so no thread is made ISO again
  * after this started; the demotions take no lock on any backend. The
- * restarted isod re-grants them from the state file.
- * Process-wide by nature: the handler has no other way to reach isod. */
-static struct isod *crash_d;
-
-static void last_gasp(void)
+ * restarted isod re-grants them from the state file. */
+static void last_gasp(void *ctx)
 {
-	const struct task_table *tt = &crash_d->tasks;
+	const struct isod *d = ctx;
+	const struct task_table *tt = &d->tasks;
 
 	actuator_die();
 	TASKS_FOREACH(tt, e)
@@ -141,8 +139,7 @@ static void catch_crashes(struct isod *d)
 {
 	int r;
 
-	crash_d = d;
-	r = crash_catch(last_gasp);
+	r = crash_catch(last_gasp, d);
 	if (r < 0)
 		log_warning_errno(r, "no alternate signal stack: a stack overflow would not demote");
 }

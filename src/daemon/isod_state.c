@@ -82,7 +82,7 @@ void isod_destroy(struct isod *d)
 	if (d->server_wake >= 0)
 		close(d->server_wake);
 	pthread_mutex_destroy(&d->lock);
-	accounting_close();
+	accounting_close(d->acct);
 }
 
 void isod_reconfigure(struct isod *d, const struct isod_config *n)

@@ -46,7 +46,7 @@ void isod_leave(struct isod *d, struct tracked *e)
 	 * accounting an exited thread's schedstat is gone with it, and what
 	 * it ran after its last sample (at most one check's interval) is not
 	 * charged; nor is a thread whose read fails for another reason. */
-	if (d->acct->sample(e, 0) == 0) {
+	if (d->acct->sample(d->acct, e, 0) == 0) {
 		isod_account(d, e, now, true);
 		s = (struct iso_burst_sample){ .now_ns = now, .cpu_ns = e->cpu_ns,
 					       .wait_ns = e->wait_ns };
@@ -55,7 +55,7 @@ void isod_leave(struct isod *d, struct tracked *e)
 		s = e->burst.prev;
 		s.has_block = false;
 	}
-	have_nv = d->acct->voluntary_switches(d->proc, e, &nv) == 0;
+	have_nv = d->acct->voluntary_switches(d->acct, d->proc, e, &nv) == 0;
 	if (iso_burst_leave(&e->burst, burst_ns, &s, have_nv, nv, &c)) {
 		iso_recent_put(&d->recent, e->tid, e->starttime, e->pid, e->charged, &c);
 		log_debug("thread %d: its %s kept for its next grant", (int)e->tid,
@@ -74,7 +74,7 @@ void isod_guard_resume(struct isod *d, struct tracked *e, int64_t now_ns)
 
 	/* the baseline of blocks from here on: the ask's own block is in it
 	 * (the thread waits for isod's reply) */
-	if (d->acct->voluntary_switches(d->proc, e, &nv) < 0) {
+	if (d->acct->voluntary_switches(d->acct, d->proc, e, &nv) < 0) {
 		/* cannot tell its blocks: a fresh guard, as before issue 28 */
 		iso_burst_init(&e->burst);
 		(void)iso_burst_feed(&e->burst, burst_ns, &s, false, 0);

@@ -10,13 +10,15 @@
 /* Process-wide, like the journal or syslog they pick: set by log_setup
  * (start-up, and a reload on the server thread), read by every thread;
  * a line logged during a reload may use either setting. */
-static int max_level = LOG_INFO;
-static bool to_syslog;
+static struct {
+	int max_level;
+	bool to_syslog;
+} log_cfg = { .max_level = LOG_INFO };
 
 void log_setup(int level, bool use_syslog)
 {
-	max_level = level;
-	to_syslog = use_syslog;
+	log_cfg.max_level = level;
+	log_cfg.to_syslog = use_syslog;
 	if (use_syslog)
 		openlog("isod", LOG_PID | LOG_NDELAY, LOG_DAEMON);
 }
@@ -37,10 +39,10 @@ static void vlog(int level, const char *suffix, const char *fmt, va_list ap)
 {
 	char buf[512];
 
-	if (level > max_level)
+	if (level > log_cfg.max_level)
 		return;
 	vsnprintf(buf, sizeof(buf), fmt, ap);
-	if (to_syslog) {
+	if (log_cfg.to_syslog) {
 		syslog(level, "%s%s", buf, suffix);
 		return;
 	}

@@ -45,7 +45,7 @@ void isod_percpu_charge(struct isod *d, struct tracked *e)
 	/* demoted: it stays with the CPU it was charged to; no read */
 	if (e->core.demoted && e->cpu != ISO_CPU_UNKNOWN)
 		return;
-	r = d->acct->last_cpu(d->proc, e, &cpu);
+	r = d->acct->last_cpu(d->acct, d->proc, e, &cpu);
 	if (r < 0) {
 		/* held to the global budget until a read works */
 		log_debug("thread %d: its CPU not read (%d)", (int)e->tid, r);

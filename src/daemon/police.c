@@ -66,7 +66,7 @@ static void guard_feed(struct isod *d, struct tracked *e, int64_t now_ns)
 		nv = e->block_nv;
 		have_nv = true;
 	} else if (iso_burst_wants_nv(&e->burst, burst_ns, &s)) {
-		have_nv = d->acct->voluntary_switches(d->proc, e, &nv) == 0;
+		have_nv = d->acct->voluntary_switches(d->acct, d->proc, e, &nv) == 0;
 	}
 	c = iso_burst_feed(&e->burst, burst_ns, &s, have_nv, nv);
 	e->core.held = iso_burst_demoted(&e->burst);
@@ -138,7 +138,7 @@ void isod_enforce_step(struct isod *d, int64_t now_ns)
 	if (iso_share_on(&d->share))
 		iso_share_begin(&d->share);
 	if (d->acct->look_begin)
-		d->acct->look_begin((uint64_t)now_ns);
+		d->acct->look_begin(d->acct, (uint64_t)now_ns);
 	for (size_t i = 0; i < d->tasks.end; i++) {
 		/* every thread at every check: a check comes only when a
 		 * decision can change, and then the whole budget counts. A
@@ -146,8 +146,8 @@ void isod_enforce_step(struct isod *d, int64_t now_ns)
 		 * last read is not read again: its figures stand */
 		if (!t[i].used)
 			continue;
-		r = d->acct->look_needed && !d->acct->look_needed(&t[i], i) ? 0
-									    : d->acct->sample(&t[i], (uint64_t)now_ns);
+		r = d->acct->look_needed && !d->acct->look_needed(d->acct, &t[i], i) ? 0
+									    : d->acct->sample(d->acct, &t[i], (uint64_t)now_ns);
 		if (r < 0) {
 			/* gone — or unreadable, and what cannot be measured
 			 * cannot be policed: fail safe, demote and forget it */

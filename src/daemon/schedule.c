@@ -71,7 +71,7 @@ static int64_t checked_ns(const struct isod *d, int64_t now_ns)
 /* nothing runs, and the kernel says when something does (accounting.h) */
 static bool plan_quiet(const struct isod *d)
 {
-	return d->tasks.used && d->acct->quiet && d->acct->quiet();
+	return d->tasks.used && d->acct->quiet && d->acct->quiet(d->acct);
 }
 
 static void plan_thread(const struct isod *d, struct iso_plan *p, const struct tracked *e,

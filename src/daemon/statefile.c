@@ -134,31 +134,30 @@ void statefile_snapshot(struct isod *d)
 	d->state.snap_records = records;
 }
 
-/* Said once: every round of grants tries again, and the path does not
- * change at run time. */
-static atomic_bool dir_warned;
-
 /* The state file's directory, opened, if only root (or isod's own user)
  * can write it: anyone else could plant a record there — which a
  * restarted isod would re-grant — or links to other files. Returns the
  * directory fd and sets *base to the file's name in it; -EPERM when
  * others can write it (logged the first time). */
-/* Only root (or isod's own user) can write the open directory fd? */
-static int dir_trusted(int fd, const char *name)
+/* Only root (or isod's own user) can write the open directory fd? Said
+ * once (*warned): every round of grants tries again, and the path does
+ * not change at run time. */
+static int dir_trusted(int fd, const char *name, bool *warned)
 {
 	struct stat st;
 
 	if (fstat(fd, &st) < 0 || (st.st_uid != 0 && st.st_uid != geteuid()) ||
 	    (st.st_mode & (S_IWGRP | S_IWOTH))) {
-		if (!atomic_exchange(&dir_warned, true))
+		if (!*warned)
 			log_error("state file directory %s is writable by others than root (mode %04o, owner %u): not used, grants refused",
 				  name, (unsigned)(st.st_mode & 07777), (unsigned)st.st_uid);
+		*warned = true;
 		return -EPERM;
 	}
 	return 0;
 }
 
-int statefile_open_dir(const char *path, const char **base)
+int statefile_open_dir(struct statefile_buf *b, const char *path, const char **base)
 {
 	char dir[sizeof(((struct isod_config *)0)->state_path)];
 	const char *slash = strrchr(path, '/');
@@ -176,7 +175,7 @@ int statefile_open_dir(const char *path, const char **base)
 	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	if (dir_trusted(fd, dir) < 0) {
+	if (dir_trusted(fd, dir, &b->dir_warned) < 0) {
 		close(fd);
 		return -EPERM;
 	}
@@ -200,7 +199,7 @@ int statefile_store(struct isod *d)
 	if (b->dirfd >= 0)
 		close(b->dirfd);
 	b->fd = b->dirfd = -1;
-	dfd = statefile_open_dir(d->cfg.state_path, &base);
+	dfd = statefile_open_dir(b, d->cfg.state_path, &base);
 	if (dfd < 0)
 		return dfd;
 	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.tmp", base) >= sizeof(tmp)) {
@@ -296,7 +295,7 @@ static int append(struct isod *d)
 		return 0;
 	/* as for a rewrite: a directory others can write is not used (the
 	 * one open is the one at the path: statefile_check) */
-	if (dir_trusted(b->dirfd, d->cfg.state_path) < 0)
+	if (dir_trusted(b->dirfd, d->cfg.state_path, &b->dir_warned) < 0)
 		return -EPERM;
 	while (off < b->writing.len) {
 		ssize_t w = write(b->fd, b->writing.text + off, b->writing.len - off);

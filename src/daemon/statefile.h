@@ -63,6 +63,9 @@ struct statefile_buf {
 	size_t snap_records; /* lines of the last snapshot */
 	dev_t dev;
 	ino_t ino;
+	/* the directory's "writable by others" said (statefile_open_dir):
+	 * the server thread's, or the main thread's before it runs */
+	bool dir_warned;
 };
 int statefile_buf_init(struct statefile_buf *b, unsigned max_threads);
 void statefile_buf_free(struct statefile_buf *b);
@@ -110,7 +113,7 @@ int statefile_recover(struct isod *d);
 /* The state file's directory, opened, if only root (or isod's own user)
  * can write it; *base: the file's name in it. -EPERM (logged once) when
  * others can write it. For statefile*.c. */
-int statefile_open_dir(const char *path, const char **base);
+int statefile_open_dir(struct statefile_buf *b, const char *path, const char **base);
 
 /* One grant record; pure, for tests and fuzzing. */
 struct state_line {

@@ -301,7 +301,7 @@ int statefile_recover(struct isod *d)
 
 	/* a record anyone could have written is no record: -EPERM, and the
 	 * caller sweeps as for a lost one */
-	dfd = statefile_open_dir(d->cfg.state_path, &base);
+	dfd = statefile_open_dir(&d->state, d->cfg.state_path, &base);
 	if (dfd < 0)
 		return dfd;
 	fd = openat(dfd, base, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);

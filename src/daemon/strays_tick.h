@@ -16,7 +16,7 @@
  * kernel policy (isod_verify, every second). */
 void strays_tick(struct isod *d, int64_t now_ns);
 /* The BPF accounting saw users' threads switch in as kernel RT that isod
- * does not track (accounting_bpf.h): check and demote them, as a sweep
+ * does not track (accounting_take_reports, accounting.h): check and demote them, as a sweep
  * would, at once (only with sweep_orphans, like the sweeps). Server
  * thread, when the ring buffer is readable. */
 int strays_kernel(struct isod *d);

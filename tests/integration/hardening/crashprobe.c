@@ -23,8 +23,9 @@
 static pid_t target;
 static int kprio;
 
-static void gasp(void)
+static void gasp(void *ctx)
 {
+	(void)ctx;
 	actuator_die();
 	(void)actuator_demote_signal_safe(target);
 }
@@ -68,7 +69,7 @@ int main(int argc, char **argv)
 		return 2;
 	target = (pid_t)atoi(argv[2]);
 	kprio = atoi(argv[3]);
-	if (crash_catch(gasp) < 0 || actuator_promote(target, true, kprio) < 0) {
+	if (crash_catch(gasp, NULL) < 0 || actuator_promote(target, true, kprio) < 0) {
 		perror("crashprobe: set-up");
 		return 2;
 	}
