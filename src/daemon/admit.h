@@ -1,7 +1,8 @@
 /* admit.h — may a grant be made: the rules a client's request (handler.c
- * do_set, and through it the RealtimeKit face) and a record recovered from
- * the state file at start-up (statefile_read.c) both pass, so that a
- * restart grants nothing a request could not have had (issue 28). The
+ * do_set, and through it the RealtimeKit face), a record recovered from
+ * the state file at start-up (statefile_read.c) and a child adopted from
+ * an ISO parent (forkwatch.c) all pass, so that neither a restart nor a
+ * fork gets what a request could not have had (issue 28). The
  * per-user and global thread counts are isod_grant's (grants.c), which
  * both paths go through.
  *

@@ -11,6 +11,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "admit.h"
 #include "grants.h"
 #include "log.h"
 #include "procinfo.h"
@@ -21,6 +22,7 @@ void forkwatch_adopt(struct isod *d, pid_t parent_tid, pid_t child_tid, pid_t ch
 	struct thread_status st;
 	struct tracked *p = tasks_find(&d->tasks, parent_tid);
 	struct grant g = { 0 };
+	char why[160];
 	int r;
 
 	/* Only new processes (forkwatch_handle): for a new thread the kernel
@@ -39,6 +41,16 @@ void forkwatch_adopt(struct isod *d, pid_t parent_tid, pid_t child_tid, pid_t ch
 	/* a child that changed identity (setuid exec) is not the parent's */
 	if (st.ruid != p->uid && st.euid != p->uid)
 		return;
+	/* the rules a request and a recovery pass (admit.h), for the child
+	 * as it is now: the allow lists for its groups, its parent's limit
+	 * under max_limit, no program that changes identity */
+	if (isod_admit_user(d, p->uid, st.egid, st.groups, st.ngroups, p->core.limit, why,
+			    sizeof(why)) < 0 ||
+	    isod_admit_thread(&st, p->uid == 0, why, sizeof(why)) < 0) {
+		log_debug("not adopting thread %d (child of %d): %s; it stays SCHED_OTHER",
+			  (int)child_tid, (int)parent_tid, why);
+		return;
+	}
 	g.pid = child_tgid;
 	g.tid = child_tid;
 	g.uid = p->uid;
