@@ -39,6 +39,21 @@ static bool looks_running(const struct iso_burst *b, const struct iso_burst_samp
 	return (int64_t)(s->cpu_ns - b->prev.cpu_ns) * 2 >= elapsed && !slept_since(&b->prev, s);
 }
 
+/* Starved, not hogging: since its run began it waited for a CPU more than
+ * 5/4 of the time it ran — preempted by higher ISO threads, like issue
+ * 32's victim, which is always late and so never sleeps. Its streak
+ * begins again here: the guard is for a thread that holds a CPU, and the
+ * one that holds it is the preempter. Two ISO_RR spinners sharing a CPU
+ * wait as long as they run (1:1) and stay suspects; three or more wait
+ * longer and pass — the stall cap and the budget, which look at the CPUs
+ * and not at one thread, hold those (docs/semantics.md, rule 18). */
+static bool starved(const struct iso_burst *b, const struct iso_burst_sample *s)
+{
+	uint64_t ran = s->cpu_ns - b->start.cpu_ns, waited = s->wait_ns - b->start.wait_ns;
+
+	return ran > 0 && waited > ran + ran / 4;
+}
+
 static bool valid_next(const struct iso_burst *b, const struct iso_burst_sample *s)
 {
 	return b->has_prev && s->now_ns > b->prev.now_ns && s->cpu_ns >= b->prev.cpu_ns &&
@@ -158,6 +173,12 @@ static int step(struct iso_burst *b, int64_t burst_ns, const struct iso_burst_sa
 			if (b->phase == ISO_BURST_RUNNING &&
 			    (int64_t)(s->cpu_ns - b->start.cpu_ns) >= b->allowance_ns)
 				return demote(b, s);
+			return ISO_BURST_KEEP;
+		}
+		if (starved(b, s)) {
+			/* a new streak from here (its allowance as it was:
+			 * a trial stays a trial) */
+			b->start = *s;
 			return ISO_BURST_KEEP;
 		}
 		if ((int64_t)(s->cpu_ns - b->start.cpu_ns) < b->allowance_ns)

@@ -332,6 +332,91 @@ static void test_rr_shared(void **state)
 	assert_true(r.first_demotion <= 2 * BURST + 100 * MS);
 }
 
+static void exact_run(struct model *m, int64_t period, int64_t end, struct run_result *r,
+		      int64_t *worst_early);
+
+/* Issue 32's victim: a band-ISO thread that higher ISO threads preempt
+ * for 12 ms of every 20 (their bursts in step on every CPU). Always late,
+ * it never sleeps; it waits 12 ms for each 8 it runs — starved, not
+ * hogging: never demoted, with /proc's reads (every 10 ms, jittered) or
+ * BPF's exact ones, whatever the phase. */
+static void test_starved_victim(void **state)
+{
+	static const struct seg victim[] = { { WAIT, 12 * MS }, { RUN, 8 * MS } };
+	static const struct seg shared[] = { { RUN, 8 * MS }, { WAIT, 12 * MS } };
+	int64_t early = INT64_MAX;
+
+	(void)state;
+	for (int64_t from = 0; from < 20 * MS; from += 3 * MS) {
+		struct model m;
+		struct run_result r;
+
+		model_init(&m, victim, 2, from);
+		run(&m, BURST, 10 * MS, 3 * MS, 10 * SEC, &r);
+		assert_int_equal(r.demotions, 0);
+		model_init(&m, shared, 2, from);
+		run(&m, BURST, 10 * MS, 3 * MS, 10 * SEC, &r);
+		assert_int_equal(r.demotions, 0);
+		model_init(&m, victim, 2, from);
+		exact_run(&m, 10 * MS, 10 * SEC, &r, &early);
+		assert_int_equal(r.demotions, 0);
+	}
+	printf("# starved victim (waits 12 ms of every 20): never demoted in 10 s\n");
+}
+
+/* Starved for a second, then the preempters stop and it spins on a CPU of
+ * its own: demoted burst_ms after that (its streak began again while it
+ * was starved, not at its last block), never before. */
+static void test_starved_then_spinning(void **state)
+{
+	static struct seg segs[101];
+	int64_t free_at = 50 * 20 * MS;
+
+	(void)state;
+	for (int i = 0; i < 100; i += 2) {
+		segs[i] = (struct seg){ WAIT, 12 * MS };
+		segs[i + 1] = (struct seg){ RUN, 8 * MS };
+	}
+	segs[100] = (struct seg){ RUN, 1000 * SEC };
+	for (int exact = 0; exact < 2; exact++) {
+		struct model m;
+		struct run_result r;
+		int64_t early = INT64_MAX;
+
+		model_init(&m, segs, 101, 0);
+		if (exact)
+			exact_run(&m, 10 * MS, free_at + 2 * SEC, &r, &early);
+		else
+			run(&m, BURST, 10 * MS, 3 * MS, free_at + 2 * SEC, &r);
+		assert_true(r.first_demotion >= free_at);
+		printf("# starved, then spinning alone (%s): demoted %.1f ms after\n",
+		       exact ? "exact" : "/proc", (double)(r.first_demotion - free_at) / MS);
+		assert_true(r.first_demotion - free_at <= BURST + 2 * 13 * MS + TICK);
+	}
+}
+
+/* Three ISO_RR spinners sharing one CPU: each waits 200 ms for every 100
+ * it runs — the guard lets them be (starved); the stall cap and the
+ * budget hold such a CPU (rule 18). Two stay suspects: test_rr_shared,
+ * here with BPF's exact reads too. */
+static void test_rr_three_and_two(void **state)
+{
+	static const struct seg three[] = { { RUN, 100 * MS }, { WAIT, 200 * MS } };
+	static const struct seg two[] = { { RUN, 100 * MS }, { WAIT, 100 * MS } };
+	struct model m;
+	struct run_result r;
+	int64_t early = INT64_MAX;
+
+	(void)state;
+	model_init(&m, three, 2, 0);
+	run(&m, BURST, 10 * MS, 3 * MS, 5 * SEC, &r);
+	assert_int_equal(r.demotions, 0);
+	model_init(&m, two, 2, 0);
+	exact_run(&m, 10 * MS, 2 * SEC, &r, &early);
+	assert_true(r.first_demotion >= 0);
+	assert_true(r.first_demotion <= 2 * BURST + 100 * MS);
+}
+
 /* Off: never demotes; switched off while demoted: restored. Bad input. */
 static void test_off_and_input(void **state)
 {
@@ -665,6 +750,9 @@ int main(void)
 		cmocka_unit_test(test_block_restores),
 		cmocka_unit_test(test_backoff_doubles),
 		cmocka_unit_test(test_rr_shared),
+		cmocka_unit_test(test_starved_victim),
+		cmocka_unit_test(test_starved_then_spinning),
+		cmocka_unit_test(test_rr_three_and_two),
 		cmocka_unit_test(test_off_and_input),
 		cmocka_unit_test(test_no_proof_no_demotion),
 		cmocka_unit_test(test_earliest_is_lower_bound),
