@@ -15,7 +15,7 @@ start_isod_on_cpu0
 # the ISO thread lives until cleanup kills it (its --seconds a bound of
 # last resort): in the 6.1 guest under TCG its 10 s ran out before the
 # last check
-"${AS_NOBODY[@]}" taskset -c 1 "$SPIN" --seconds $((60 * scale)) --duty 5 --iso rr --prio 20 >"$out" 2>"$out.err" &
+"${AS_NOBODY[@]}" taskset -c 1 "$SPIN" --seconds $((40 * scale)) --duty 5 --iso rr --prio 20 >"$out" 2>"$out.err" &
 ISO_CHILDREN+=($!)
 for _ in $(seq 100); do grep -q ready "$out" && break; sleep 0.05; done
 tid=$(awk '/^tid/{print $2}' "$out")
