@@ -7,17 +7,18 @@
 #   host   — the builds the host tests need and the tests themselves, one
 #            after another (the integration tests are never parallel:
 #            several look at every thread of the machine):
-#            gcc (-O2, BPF): unit, preload, bench, install, reserve, the
-#              long hardening tests; the desktop suite (a PipeWire session)
+#            gcc (-O2, BPF): unit, preload, bench, install, the long
+#              hardening tests; the desktop suite (a PipeWire session)
 #              and the 'timing' tests confined as the unit;
 #              the unit tests under valgrind;
 #            ASan/UBSan (BPF): the unit tests, and the daemon, escape,
-#              hardening and rtkit suites with isod confined exactly as
+#              hardening, rtkit and reserve suites with isod confined exactly as
 #              packaging/isod.service.in says, in one pass.
 #            then the fuzzers, 60 s each, then the escape suite in a 6.1
 #            guest (QEMU) of its own.
 #   guests — what runs in QEMU (TCG: one host CPU each), longest first, and
-#            the clang build: the daemon suite on Debian 12's 6.1 kernel,
+#            the clang build: the daemon and reserve suites on Debian 12's
+#            6.1 kernel (a guest each),
 #            the .debs on a booted Debian 12, scx_iso on 6.12.
 # At the end: a table of each step's wall time and the ten slowest tests,
 # then the closing "N passed, N failed, N skipped" line. Under CI=true a
@@ -52,6 +53,9 @@ guests_lane() {
 	# fair server): the daemon suite on the gcc build (tests/kernel61/run.sh;
 	# docs/kernel61.md); the escape suite's guest is the host lane's last step
 	kernel61_suite "$out/gcc" daemon
+	# the reservations' suite (SCHED_DEADLINE brokered by isod) on 6.1:
+	# its kernel's DEADLINE rules (admission, affinity, no fair server)
+	kernel61_suite "$out/gcc" reserve
 
 	# The installed product (tests/system): the .debs built with
 	# dpkg-buildpackage and checked by lintian, installed into a Debian 12
@@ -181,8 +185,8 @@ if [ $gcc_ok = yes ]; then
 	mtest "unit tests (gcc)" "$out/gcc" --suite unit --num-processes 2
 	# the long hardening tests (scale, soak, fault_churn) measure isod,
 	# not a sanitizer: here, once
-	mtest "preload, bench, install, reserve and long hardening tests (gcc)" "$out/gcc" \
-		--suite preload --suite bench --suite install --suite reserve --suite long \
+	mtest "preload, bench, install and long hardening tests (gcc)" "$out/gcc" \
+		--suite preload --suite bench --suite install --suite long \
 		--suite rtkit-compare --no-suite timing
 	# the desktop audio stack for real (tests/integration/desktop, issue
 	# 31): PipeWire, WirePlumber, pipewire-jack and pipewire-pulse as
@@ -218,7 +222,7 @@ if step "ASan/UBSan build (-Dbpf=enabled)" meson setup "$out/asan" -Dwerror=true
 	UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1:log_path=$san/ubsan \
 	ASAN_OPTIONS=detect_leaks=1:log_path=$san/asan \
 		mtest "unit, daemon, escape, hardening and rtkit tests: ASan/UBSan, isod confined as the unit" \
-		"$out/asan" --setup unit --suite unit --suite daemon --suite escape --suite hardening --suite rtkit \
+		"$out/asan" --setup unit --suite unit --suite daemon --suite escape --suite hardening --suite rtkit --suite reserve \
 		--no-suite timing --no-suite long
 	echo "=== sanitizer reports"
 	if [ -n "$(ls -A "$san")" ]; then
