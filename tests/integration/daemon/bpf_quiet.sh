@@ -55,17 +55,24 @@ for i in $(seq $batches); do
 done
 wait_enforcer_asleep "$(log_line_of "^<6>isod: thread .* (pid")" "$want" ||
 	fail "the enforcer did not go to sleep with the $want threads in its plan: $(tail -5 "$ISO_TMP/isod.log")"
-a=$(switches "$enf"); sa=$(switches "$ISOD_PID")
+# the server's major faults: a block on a page read is a voluntary switch
+# too, not a wakeup of isod's (field 12 of stat, the 10th after "(comm) ")
+majflt() { local s f; read -r s <"/proc/$ISOD_PID/task/$1/stat"; read -r -a f <<<"${s##*) }"; echo "${f[9]}"; }
+from=$(($(wc -l <"$ISO_TMP/isod.log") + 1))
+a=$(switches "$enf"); sa=$(switches "$ISOD_PID"); fa=$(majflt "$ISOD_PID")
 sleep 6
-b=$(switches "$enf"); sb=$(switches "$ISOD_PID")
-log "$want sleeping ISO threads: in 6 s the enforcer switched $((b - a)) times, the server thread $((sb - sa))"
+b=$(switches "$enf"); sb=$(switches "$ISOD_PID"); fb=$(majflt "$ISOD_PID")
+log "$want sleeping ISO threads: in 6 s the enforcer switched $((b - a)) times, the server thread $((sb - sa)) ($((fb - fa)) major faults)"
+# what isod said meanwhile, for a failure below (CI's stress run saw the
+# server switch 38 times once, in 1 of 20 runs, cause not yet known)
+window_log() { tail -n +"$from" "$ISO_TMP/isod.log" | head -n 30; }
 # the quiet plan's bound (a check every 2 s) and a replan or two; a look
 # every burst_ms/4 would be 80
-[ $((b - a)) -le 8 ] || fail "the enforcer woke $((b - a)) times in 6 s for sleeping threads"
+[ $((b - a)) -le 8 ] || fail "the enforcer woke $((b - a)) times in 6 s for sleeping threads; isod meanwhile: $(window_log)"
 # the server (the main thread) checks no policy while none of them runs:
 # it wakes every 2 s for the watchdog (3, and one more for a check
 # just before), not every second (6 or more)
-[ $((sb - sa)) -le 4 ] || fail "the server thread woke $((sb - sa)) times in 6 s for sleeping threads"
+[ $((sb - sa)) -le 4 ] || fail "the server thread woke $((sb - sa)) times in 6 s for sleeping threads ($((fb - fa)) major faults); isod meanwhile: $(window_log)"
 
 # a thread that spins after a long sleep: demoted by the burst guard
 # (200 ms without blocking) while the others sleep on
