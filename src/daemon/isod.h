@@ -59,6 +59,7 @@ struct isod {
 	int64_t next_audit_ns, next_verify_ns; /* server thread only */
 	unsigned verify_count;                 /* server thread only */
 	int64_t verified_ns;                   /* the last policy check began after this; server thread only */
+	const char *server_busy;               /* why the server looks every 100 ms (NULL: it does not); server thread only */
 	uint64_t samples;          /* enforcer steps done */
 	uint64_t sample_ns_total;  /* CPU time spent in them */
 	/* the enforcer's schedule (schedule.c) */

@@ -60,16 +60,24 @@ static int ms_until(int64_t at, int64_t now_ns, int cap_ms)
  * watchdog acts at most a second later than its limit, two while quiet). */
 int strays_timeout_ms(struct isod *d, int64_t now_ns)
 {
-	bool busy, tracked, audit = d->cfg.sweep_orphans && !d->cfg.dry_run && d->cfg.audit_interval;
+	bool tracked, audit = d->cfg.sweep_orphans && !d->cfg.dry_run && d->cfg.audit_interval;
+	const char *busy;
 	int timeout = -1;
 	int64_t held_until;
 
 	pthread_mutex_lock(&d->lock);
-	busy = d->n_lost > 0 || d->lost_overflow || d->server_wake < 0 ||
-	       atomic_load(&d->state_dirty);
+	busy = d->n_lost > 0 || d->lost_overflow ? "exited processes to look at"
+	       : d->server_wake < 0		 ? "no wake-up channel"
+	       : atomic_load(&d->state_dirty)	 ? "a change for the state file"
+						 : NULL;
 	tracked = d->tasks.used > 0;
 	held_until = stray_log_due(&d->stray_log);
 	pthread_mutex_unlock(&d->lock);
+	/* said when it begins: what keeps an idle isod waking (a test of
+	 * its idle wakeups reads it) */
+	if (busy && busy != d->server_busy)
+		log_debug("server: %s: it looks every 100 ms until done", busy);
+	d->server_busy = busy;
 	if (busy)
 		return 100;
 	if (tracked) {
