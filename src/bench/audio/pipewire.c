@@ -1,0 +1,77 @@
+/* pipewire.c — isobench --audio pipewire: the client through pw-jack in
+ * the PipeWire graph of the environment, the quantum forced if asked,
+ * and PipeWire's profiler read for the window: in how many cycles of its
+ * driver our node's status was not "finished" when the cycle ended (what
+ * tests/integration/desktop/xrun_one.sh counted from pw-profiler's log).
+ * PipeWire 0.3.65's "client too slow" log lines are rate-limited and its
+ * JACK xrun callback stays silent under overload: neither counts. */
+#include <stdio.h>
+
+#ifdef ISOBENCH_HAVE_PIPEWIRE
+#include "graph.h"
+#include "prof_count.h"
+#endif
+#include "run.h"
+
+#ifdef ISOBENCH_HAVE_PIPEWIRE
+/* the quantum settles, and the graph restarts at it, within this */
+#define SETTLE_S 0.5
+
+static void take_counts(const struct prof_count *pc, struct audio_result *r)
+{
+	r->cycles = pc->cycles;
+	r->unfinished = pc->unfinished;
+	for (int s = 0; s < AUDIO_STATUSES; s++)
+		r->by_status[s] = pc->by_status[s];
+	r->driver_xruns = prof_count_driver_xruns(pc);
+	r->missing = prof_count_missing(pc);
+	if (pc->quantum)
+		r->quantum = (unsigned)pc->quantum;
+	if (pc->rate)
+		r->rate = pc->rate;
+}
+
+int audio_run_pipewire(const struct audio_opts *o, struct audio_result *r)
+{
+	const volatile bool *stop = run_stop_flag();
+	struct graph *g;
+	struct prof_count pc;
+	int rc = -1;
+
+	if (graph_open(&g, r->note, sizeof(r->note)) < 0)
+		return -1;
+	if (o->quantum && (graph_force_quantum(g, o->quantum, r->note, sizeof(r->note)) < 0 ||
+			   graph_run(g, SETTLE_S, NULL, NULL, stop) < 0))
+		goto out;
+	if (run_client_begin(o, r) < 0)
+		goto out;
+	if (o->quantum && r->quantum != o->quantum)
+		fprintf(stderr, "isobench: the client runs at quantum %u, not the forced %u"
+			" (clock.min-quantum/max-quantum?)\n", r->quantum, o->quantum);
+	/* the records queued before the window are dropped */
+	graph_run(g, 0, NULL, NULL, stop);
+	prof_count_init(&pc, r->client);
+	if (graph_run(g, o->seconds, prof_count_feed, &pc, stop) < 0)
+		snprintf(r->note, sizeof(r->note), "PipeWire went away during the run");
+	run_client_end(r);
+	if (r->note[0])
+		goto out;
+	if (!pc.found) {
+		snprintf(r->note, sizeof(r->note), "PipeWire's profiler never listed the node '%s':"
+			 " is isobench running under pw-jack?", r->client);
+		goto out;
+	}
+	take_counts(&pc, r);
+	rc = 0;
+out:
+	graph_close(g);
+	return rc;
+}
+#else
+int audio_run_pipewire(const struct audio_opts *o, struct audio_result *r)
+{
+	(void)o;
+	snprintf(r->note, sizeof(r->note), "%s", audio_missing(AUDIO_PIPEWIRE));
+	return -1;
+}
+#endif

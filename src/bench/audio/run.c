@@ -1,0 +1,98 @@
+/* run.c — isobench --audio: the run both servers share (audio.h, run.h).
+ *
+ * The client runs WARMUP_CYCLES before the window opens, so that the
+ * server's start (the graph's first cycles, the client's first page
+ * faults) is not measured; its policy is read at both ends of the window
+ * from /proc, where the kernel says what whoever gives RT (rtkit, isod)
+ * really did. */
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common/procfs.h"
+#include "run.h"
+
+#define WARMUP_CYCLES 50
+#define START_TIMEOUT_S 10.0
+
+/* set by the signal handler, read by the loops */
+static volatile bool stop_requested;
+/* the client's counts when the window opened */
+static struct jclient_counts at_begin;
+
+static void on_stop(int sig)
+{
+	(void)sig;
+	stop_requested = true;
+}
+
+const volatile bool *run_stop_flag(void)
+{
+	return &stop_requested;
+}
+
+static void read_policy(pid_t tid, int *policy, int *prio)
+{
+	*policy = *prio = -1;
+	if (tid > 0)
+		procfs_sched(getpid(), tid, policy, prio);
+}
+
+int run_client_begin(const struct audio_opts *o, struct audio_result *r)
+{
+	char name[64];
+
+	snprintf(name, sizeof(name), "isobench-%d", (int)getpid());
+	if (jclient_start(name, o->work_pct, r->note, sizeof(r->note)) < 0)
+		return -1;
+	snprintf(r->client, sizeof(r->client), "%s", jclient_name());
+	if (jclient_wait_cycles(WARMUP_CYCLES, START_TIMEOUT_S) < 0) {
+		snprintf(r->note, sizeof(r->note), "the JACK client '%s' ran no %d cycles in %.0f s:"
+			 " is the server's graph running?", r->client, WARMUP_CYCLES,
+			 START_TIMEOUT_S);
+		jclient_stop();
+		return -1;
+	}
+	r->quantum = jclient_quantum();
+	r->rate = jclient_rate();
+	r->tid = jclient_thread();
+	read_policy(r->tid, &r->policy_start, &r->prio_start);
+	jclient_counts(&at_begin);
+	return 0;
+}
+
+void run_client_end(struct audio_result *r)
+{
+	struct jclient_counts now;
+
+	jclient_counts(&now);
+	read_policy(r->tid, &r->policy_end, &r->prio_end);
+	jclient_stop();
+	r->client_cycles = now.cycles - at_begin.cycles;
+	r->client_late = now.late - at_begin.late;
+	r->jack_xruns = now.xruns - at_begin.xruns;
+}
+
+int audio_run(const struct audio_opts *o, struct audio_result *r)
+{
+	struct sigaction sa = { .sa_handler = on_stop };
+	int rc;
+
+	memset(r, 0, sizeof(*r));
+	r->server = o->server;
+	r->seconds = o->seconds;
+	r->work_pct = o->work_pct;
+	r->forced_quantum = o->quantum;
+	r->driver_xruns = -1;
+	r->policy_start = r->prio_start = r->policy_end = r->prio_end = -1;
+	/* a stop ends the window early; the quantum is still put back */
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	rc = o->server == AUDIO_JACK ? audio_run_jack(o, r) : audio_run_pipewire(o, r);
+	if (rc == 0) {
+		r->done = true;
+		r->unfinished_pct = r->cycles ? 100.0 * (double)r->unfinished / (double)r->cycles : 0;
+	}
+	return rc;
+}
