@@ -33,11 +33,13 @@ struct audio_result {
 	double seconds, work_pct;
 	char client[128];      /* the JACK client's (node's) name */
 	unsigned forced_quantum, quantum, rate;
-	/* the measure: cycles, those the client had not finished in time */
+	/* the measure: cycles, those the client had not finished in time
+	 * (pipewire: the profiler's records, as pw-profiler logs them) */
 	uint64_t cycles, unfinished;
 	double unfinished_pct;
 	/* pipewire: the profiler's view */
 	uint64_t by_status[AUDIO_STATUSES]; /* our node's status at cycle end */
+	uint64_t graph_cycles, late_cycles; /* distinct cycles, those unfinished */
 	int64_t driver_xruns;  /* the driver's xrun count over the run; -1: none */
 	uint64_t missing;      /* driver cycles the profiler sent no record of */
 	/* the client's own view (both servers) */

@@ -31,10 +31,13 @@ void audio_print_text(const struct audio_result *r)
 	printf("  quantum %u at %u Hz (%.3f ms)%s\n", r->quantum, r->rate,
 	       r->rate ? 1e3 * r->quantum / r->rate : 0.0,
 	       r->forced_quantum ? ", forced" : "");
-	printf("  cycles %" PRIu64 ", %s %" PRIu64 " (%.3f %%)\n", r->cycles,
-	       pw ? "client unfinished at cycle end" : "late (callback ended after the deadline)",
+	printf("  %s %" PRIu64 ", %s %" PRIu64 " (%.3f %%)\n",
+	       pw ? "profiler records" : "cycles", r->cycles,
+	       pw ? "client unfinished" : "late (callback ended after the deadline)",
 	       r->unfinished, r->unfinished_pct);
 	if (pw) {
+		printf("  distinct cycles %" PRIu64 ", with the client unfinished in a record"
+		       " %" PRIu64 "\n", r->graph_cycles, r->late_cycles);
 		printf("  status at cycle end:");
 		for (int s = 0; s < AUDIO_STATUSES; s++)
 			if (r->by_status[s])
@@ -77,6 +80,8 @@ void audio_print_json(const struct audio_result *r)
 		for (int s = 0; s < AUDIO_STATUSES; s++)
 			json_uint(&j, status_name[s], r->by_status[s]);
 		json_obj_end(&j);
+		json_uint(&j, "graph_cycles", r->graph_cycles);
+		json_uint(&j, "late_cycles", r->late_cycles);
 		if (r->driver_xruns >= 0)
 			json_int(&j, "driver_xruns", r->driver_xruns);
 		else

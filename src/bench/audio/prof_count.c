@@ -3,7 +3,7 @@
  * Our node is the first follower named c->name; from then on only that id
  * counts (a client of the same name that comes later is another node),
  * and only records of the driver that ran it: other drivers' cycles do
- * not involve it. A cycle whose record does not list our node (the
+ * not involve it. Nor do records outside the window. A cycle whose record does not list our node (the
  * driver ran before the node joined, or after it left) is not counted:
  * PipeWire did not schedule it then. */
 #include <stdio.h>
@@ -17,6 +17,20 @@ void prof_count_init(struct prof_count *c, const char *name)
 	snprintf(c->name, sizeof(c->name), "%s", name);
 	c->counter_first = c->counter_last = -1;
 	c->xruns_first = c->xruns_last = -1;
+	c->last_nsec = -1;
+}
+
+void prof_count_window(struct prof_count *c, int64_t from_ns, int64_t to_ns)
+{
+	c->from_ns = from_ns;
+	c->to_ns = to_ns;
+}
+
+static bool in_window(const struct prof_count *c, const struct prof_cycle *cy)
+{
+	if (!c->from_ns && !c->to_ns)
+		return true;
+	return cy->have_clock && cy->nsec >= c->from_ns && cy->nsec <= c->to_ns;
 }
 
 static const struct prof_follower *ours(const struct prof_count *c, const struct prof_cycle *cy)
@@ -36,7 +50,7 @@ void prof_count_feed(const struct prof_cycle *cy, void *ctx)
 	const struct prof_follower *f;
 	int s;
 
-	if (c->found && cy->driver_id != c->driver_id)
+	if ((c->found && cy->driver_id != c->driver_id) || !in_window(c, cy))
 		return;
 	f = ours(c, cy);
 	if (!c->found) {
@@ -68,6 +82,16 @@ void prof_count_feed(const struct prof_cycle *cy, void *ctx)
 	c->by_status[s]++;
 	if (s != PROF_FINISHED)
 		c->unfinished++;
+	/* the records of one cycle come one after another */
+	if (!cy->have_clock || cy->nsec != c->last_nsec) {
+		c->graph_cycles++;
+		c->last_nsec = cy->have_clock ? cy->nsec : -1;
+		c->last_late = false;
+	}
+	if (s != PROF_FINISHED && !c->last_late) {
+		c->late_cycles++;
+		c->last_late = true;
+	}
 }
 
 int64_t prof_count_driver_xruns(const struct prof_count *c)

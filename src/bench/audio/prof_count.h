@@ -12,10 +12,18 @@
 
 struct prof_count {
 	char name[PROF_NAME_MAX]; /* our node's node.name */
+	int64_t from_ns, to_ns;   /* the window (clock nsec); 0, 0: any time */
 	bool found;               /* our node appeared: id, driver_id are set */
 	uint32_t id, driver_id;
+	/* A record is sent when a cycle completes, and also when the driver's
+	 * timer finds the graph unfinished (PipeWire's "incomplete"): one
+	 * cycle (one clock nsec) may have several records. */
 	uint64_t cycles;          /* records of our driver with our node in them */
 	uint64_t unfinished;      /* ... in which its status was not finished */
+	uint64_t graph_cycles;    /* distinct cycles (clock nsec) among them */
+	uint64_t late_cycles;     /* ... with a record of it unfinished */
+	int64_t last_nsec;        /* the cycle of the last record counted */
+	bool last_late;
 	uint64_t by_status[PROF_NSTATUS];
 	uint64_t driver_records;  /* every record of our driver */
 	int64_t counter_first, counter_last; /* its cycle counter, first and last */
@@ -25,6 +33,10 @@ struct prof_count {
 };
 
 void prof_count_init(struct prof_count *c, const char *name);
+/* Count only the cycles that started in [from_ns, to_ns] (CLOCK_MONOTONIC,
+ * as the records' clock): the profiler sends its records late, the ones
+ * of cycles before the window included. */
+void prof_count_window(struct prof_count *c, int64_t from_ns, int64_t to_ns);
 /* Count one record (prof_cycle_fn's shape: ctx is the struct prof_count). */
 void prof_count_feed(const struct prof_cycle *cy, void *ctx);
 /* The driver's xruns between the first and the last record, -1 when the

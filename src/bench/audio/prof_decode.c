@@ -58,6 +58,7 @@ static int decode_clock(const struct spa_pod *v, struct prof_cycle *c)
 	if (r < 0)
 		return r;
 	c->have_clock = true;
+	c->nsec = nsec;
 	c->quantum = duration > 0 ? (uint64_t)duration : 0;
 	c->rate = rate.denom;
 	return 0;

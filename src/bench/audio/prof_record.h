@@ -36,6 +36,7 @@ struct prof_cycle {
 	int64_t xruns;        /* the driver's xrun count so far; -1: not sent */
 	uint32_t driver_id;
 	char driver_name[PROF_NAME_MAX];
+	int64_t nsec;         /* the cycle's start, CLOCK_MONOTONIC ns (clock) */
 	uint64_t quantum;     /* clock duration, in samples */
 	uint32_t rate;        /* clock rate denominator (48000) */
 	int nfollowers;
