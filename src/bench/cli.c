@@ -147,7 +147,7 @@ static void defaults(struct cli *c)
 	c->cost = (struct cost_opts){
 		.nthreads = { 16, 256, 1024 }, .n_nthreads = 3, .requests = 10000,
 	};
-	c->audio = (struct audio_opts){ .seconds = 10, .work_pct = 30 };
+	c->audio = (struct audio_opts){ .seconds = 10, .work_pct = 30, .warmup_s = 1 };
 }
 
 static void parse_load(const char *arg, enum load_kind *out)
@@ -293,6 +293,9 @@ static bool audio_option(int opt, const char *arg, struct cli *c, struct given *
 	case 'q':
 		c->audio.quantum = (unsigned)parse_long("--quantum", arg, 16, 8192);
 		break;
+	case 'U':
+		c->audio.warmup_s = parse_double("--warmup", arg, 0, 60);
+		break;
 	default:
 		return false;
 	}
@@ -308,7 +311,7 @@ static void check_audio(const struct cli *c, const struct given *g)
 
 	if (c->mode != MODE_AUDIO) {
 		if (g->audio)
-			bad("--seconds, --work and --quantum need --audio%s", "");
+			bad("--seconds, --work, --quantum and --warmup need --audio%s", "");
 		return;
 	}
 	if (c->audio.server == AUDIO_JACK && c->audio.quantum)
@@ -409,6 +412,7 @@ void cli_parse(int argc, char **argv, struct cli *c)
 		{ "seconds", required_argument, NULL, 'k' },
 		{ "work", required_argument, NULL, 'K' },
 		{ "quantum", required_argument, NULL, 'q' },
+		{ "warmup", required_argument, NULL, 'U' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};

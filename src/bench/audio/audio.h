@@ -26,6 +26,7 @@ struct audio_opts {
 	double seconds;   /* recorded */
 	double work_pct;  /* busy share of each period */
 	unsigned quantum; /* pipewire: clock.force-quantum; 0 leaves it */
+	double warmup_s;  /* the client runs this long before the window opens */
 };
 
 struct audio_result {
@@ -44,7 +45,8 @@ struct audio_result {
 	uint64_t missing;      /* driver cycles the profiler sent no record of */
 	/* the client's own view (both servers) */
 	uint64_t client_cycles, client_late, jack_xruns;
-	/* the kernel's policy of the client's process thread, at start and end */
+	/* the kernel's policy of the client's process thread, when the window
+	 * opened and when it closed */
 	pid_t tid;
 	int policy_start, prio_start, policy_end, prio_end; /* -1: unknown */
 	bool done;

@@ -31,5 +31,5 @@ unsigned audio_bound_s(const struct audio_opts *o)
 {
 	/* the run, plus connecting, the client's start (10 s at most) and
 	 * putting the quantum back */
-	return (unsigned)o->seconds + 60;
+	return (unsigned)(o->seconds + o->warmup_s) + 60;
 }

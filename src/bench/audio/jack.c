@@ -13,6 +13,10 @@ int audio_run_jack(const struct audio_opts *o, struct audio_result *r)
 
 	if (run_client_begin(o, r) < 0)
 		return -1;
+	end = bench_clock_ns(CLOCK_MONOTONIC) + (uint64_t)(o->warmup_s * 1e9);
+	while (!*stop && bench_clock_ns(CLOCK_MONOTONIC) < end)
+		bench_sleep_ns(20000000);
+	run_window_open(r);
 	end = bench_clock_ns(CLOCK_MONOTONIC) + (uint64_t)(o->seconds * 1e9);
 	while (!*stop && bench_clock_ns(CLOCK_MONOTONIC) < end)
 		bench_sleep_ns(20000000);

@@ -71,6 +71,8 @@ int audio_run_pipewire(const struct audio_opts *o, struct audio_result *r)
 	if (o->quantum && r->quantum != o->quantum)
 		fprintf(stderr, "isobench: the client runs at quantum %u, not the forced %u"
 			" (clock.min-quantum/max-quantum?)\n", r->quantum, o->quantum);
+	graph_run(g, o->warmup_s, NULL, NULL, stop);
+	run_window_open(r);
 	prof_count_init(&pc, r->client);
 	from = (int64_t)bench_clock_ns(CLOCK_MONOTONIC);
 	prof_count_window(&pc, from, from + (int64_t)(o->seconds * 1e9));

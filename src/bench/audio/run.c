@@ -57,9 +57,16 @@ int run_client_begin(const struct audio_opts *o, struct audio_result *r)
 	r->quantum = jclient_quantum();
 	r->rate = jclient_rate();
 	r->tid = jclient_thread();
+	fprintf(stderr, "isobench: ready: client %s, process thread %d, quantum %u at %u Hz;"
+		" recording in %.1f s\n", r->client, (int)r->tid, r->quantum, r->rate,
+		o->warmup_s);
+	return 0;
+}
+
+void run_window_open(struct audio_result *r)
+{
 	read_policy(r->tid, &r->policy_start, &r->prio_start);
 	jclient_counts(&at_begin);
-	return 0;
 }
 
 void run_client_end(struct audio_result *r)

@@ -10,10 +10,14 @@
 #include "jclient.h"
 
 /* Start the client and wait for its first cycles: its name, quantum,
- * rate, thread and starting policy go into r. 0, or -1 (r->note). */
+ * rate and thread go into r, and a line "isobench: ready ..." to stderr
+ * (the window opens --warmup seconds later: time for a script to act on
+ * the client, as root's chrt in xrun_one.sh). 0, or -1 (r->note). */
 int run_client_begin(const struct audio_opts *o, struct audio_result *r);
-/* The client's counts since begin's snapshot into r, its policy at the
- * end; then it stops. */
+/* The window opens: the client's policy and counts now. */
+void run_window_open(struct audio_result *r);
+/* The window closes: the client's counts since it opened into r, its
+ * policy now; then the client stops. */
 void run_client_end(struct audio_result *r);
 /* SIGINT or SIGTERM came: stop recording, clean up, report. */
 const volatile bool *run_stop_flag(void);
