@@ -303,12 +303,9 @@ static bool audio_option(int opt, const char *arg, struct cli *c, struct given *
 	return true;
 }
 
-/* --audio: its options, and whether this build has the server's library
- * (exit 2 with the reason when it has not) */
+/* --audio's options given without it, or not for its server */
 static void check_audio(const struct cli *c, const struct given *g)
 {
-	const char *missing;
-
 	if (c->mode != MODE_AUDIO) {
 		if (g->audio)
 			bad("--seconds, --work, --quantum and --warmup need --audio%s", "");
@@ -316,7 +313,14 @@ static void check_audio(const struct cli *c, const struct given *g)
 	}
 	if (c->audio.server == AUDIO_JACK && c->audio.quantum)
 		bad("--quantum is for --audio pipewire (jackd's own -p sets its period)%s", "");
-	missing = audio_missing(c->audio.server);
+}
+
+/* --audio, its arguments good: exit 2 with the reason when this build
+ * lacks the server's library */
+static void check_audio_built(const struct cli *c)
+{
+	const char *missing = audio_missing(c->audio.server);
+
 	if (missing) {
 		fprintf(stderr, "isobench: --audio %s: %s\n", audio_server_name(c->audio.server),
 			missing);
@@ -371,6 +375,7 @@ static void check_mode(struct cli *c, const struct given *g)
 	if (c->mode == MODE_AUDIO) {
 		if (g->enforce || g->cost || g->window_s >= 0)
 			bad("an option given does not apply to %s", m);
+		check_audio_built(c);
 		return;
 	}
 	if ((c->mode == MODE_ENFORCE && g->cost) || (c->mode == MODE_COST && g->enforce) ||
