@@ -6,8 +6,10 @@
  *                          finished when its driver ended the cycle
  *   jack (jack.c)          against jackd: the client counts its own late
  *                          cycles (jclient.c)
- * out.c prints the result; avail.c says whether isobench was built with
- * libjack and libpipewire (stub.c stands in when it was not). As any
+ * run.c starts either; window.c holds what they share (the client's
+ * start, the window, a stop); out.c prints the result; avail.c says
+ * whether isobench was built with libjack and libpipewire (stub.c stands
+ * in when it was not). As any
  * client of the user, no root, no isod: who gives the client real time
  * (rtkit, isod, nobody) is the environment's business. */
 #ifndef ISOBENCH_AUDIO_H

@@ -4,23 +4,23 @@
  * callback ended after the period's deadline (jclient.c), and JACK's
  * xrun callbacks beside it. */
 #include "common/clock.h"
-#include "run.h"
+#include "window.h"
 
 int audio_run_jack(const struct audio_opts *o, struct audio_result *r)
 {
-	const volatile bool *stop = run_stop_flag();
+	const volatile bool *stop = window_stop_flag();
 	uint64_t end;
 
-	if (run_client_begin(o, r) < 0)
+	if (window_client_begin(o, r) < 0)
 		return -1;
 	end = bench_clock_ns(CLOCK_MONOTONIC) + (uint64_t)(o->warmup_s * 1e9);
 	while (!*stop && bench_clock_ns(CLOCK_MONOTONIC) < end)
 		bench_sleep_ns(20000000);
-	run_window_open(r);
+	window_open(r);
 	end = bench_clock_ns(CLOCK_MONOTONIC) + (uint64_t)(o->seconds * 1e9);
 	while (!*stop && bench_clock_ns(CLOCK_MONOTONIC) < end)
 		bench_sleep_ns(20000000);
-	run_client_end(r);
+	window_client_end(r);
 	r->cycles = r->client_cycles;
 	r->unfinished = r->client_late;
 	return 0;

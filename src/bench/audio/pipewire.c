@@ -13,7 +13,7 @@
 #include "graph.h"
 #include "prof_count.h"
 #endif
-#include "run.h"
+#include "window.h"
 
 #ifdef ISOBENCH_HAVE_PIPEWIRE
 /* the quantum settles, and the graph restarts at it, within this */
@@ -54,7 +54,7 @@ static void take_counts(const struct prof_count *pc, struct audio_result *r)
 
 int audio_run_pipewire(const struct audio_opts *o, struct audio_result *r)
 {
-	const volatile bool *stop = run_stop_flag();
+	const volatile bool *stop = window_stop_flag();
 	struct graph *g;
 	struct prof_count pc;
 	prof_cycle_fn *feed;
@@ -66,13 +66,13 @@ int audio_run_pipewire(const struct audio_opts *o, struct audio_result *r)
 	if (o->quantum && (graph_force_quantum(g, o->quantum, r->note, sizeof(r->note)) < 0 ||
 			   graph_run(g, SETTLE_S, NULL, NULL, stop) < 0))
 		goto out;
-	if (run_client_begin(o, r) < 0)
+	if (window_client_begin(o, r) < 0)
 		goto out;
 	if (o->quantum && r->quantum != o->quantum)
 		fprintf(stderr, "isobench: the client runs at quantum %u, not the forced %u"
 			" (clock.min-quantum/max-quantum?)\n", r->quantum, o->quantum);
 	graph_run(g, o->warmup_s, NULL, NULL, stop);
-	run_window_open(r);
+	window_open(r);
 	prof_count_init(&pc, r->client);
 	from = (int64_t)bench_clock_ns(CLOCK_MONOTONIC);
 	prof_count_window(&pc, from, from + (int64_t)(o->seconds * 1e9));
@@ -81,7 +81,7 @@ int audio_run_pipewire(const struct audio_opts *o, struct audio_result *r)
 		snprintf(r->note, sizeof(r->note), "PipeWire went away during the run");
 	/* stopped early: the window ends now */
 	prof_count_window(&pc, from, (int64_t)bench_clock_ns(CLOCK_MONOTONIC));
-	run_client_end(r);
+	window_client_end(r);
 	/* the window's last records are still on their way */
 	if (!r->note[0])
 		graph_run(g, TAIL_S, feed, &pc, NULL);
