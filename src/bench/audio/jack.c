@@ -9,7 +9,7 @@
 int audio_run_jack(const struct audio_opts *o, struct audio_result *r)
 {
 	const volatile bool *stop = window_stop_flag();
-	uint64_t end;
+	uint64_t start, end;
 
 	if (window_client_begin(o, r) < 0)
 		return -1;
@@ -17,9 +17,12 @@ int audio_run_jack(const struct audio_opts *o, struct audio_result *r)
 	while (!*stop && bench_clock_ns(CLOCK_MONOTONIC) < end)
 		bench_sleep_ns(20000000);
 	window_open(r);
-	end = bench_clock_ns(CLOCK_MONOTONIC) + (uint64_t)(o->seconds * 1e9);
+	start = bench_clock_ns(CLOCK_MONOTONIC);
+	end = start + (uint64_t)(o->seconds * 1e9);
 	while (!*stop && bench_clock_ns(CLOCK_MONOTONIC) < end)
 		bench_sleep_ns(20000000);
+	/* stopped early: the window was shorter */
+	r->seconds = (double)(bench_clock_ns(CLOCK_MONOTONIC) - start) / 1e9;
 	window_client_end(r);
 	r->cycles = r->client_cycles;
 	r->unfinished = r->client_late;

@@ -58,7 +58,7 @@ int audio_run_pipewire(const struct audio_opts *o, struct audio_result *r)
 	struct graph *g;
 	struct prof_count pc;
 	prof_cycle_fn *feed;
-	int64_t from;
+	int64_t from, to;
 	int rc = -1;
 
 	if (graph_open(&g, r->note, sizeof(r->note)) < 0)
@@ -80,7 +80,9 @@ int audio_run_pipewire(const struct audio_opts *o, struct audio_result *r)
 	if (graph_run(g, o->seconds, feed, &pc, stop) < 0)
 		snprintf(r->note, sizeof(r->note), "PipeWire went away during the run");
 	/* stopped early: the window ends now */
-	prof_count_window(&pc, from, (int64_t)bench_clock_ns(CLOCK_MONOTONIC));
+	to = (int64_t)bench_clock_ns(CLOCK_MONOTONIC);
+	prof_count_window(&pc, from, to);
+	r->seconds = (double)(to - from) / 1e9;
 	window_client_end(r);
 	/* the window's last records are still on their way */
 	if (!r->note[0])
