@@ -18,6 +18,7 @@ static const char *policy_name(int p)
 	case 3: return "SCHED_BATCH";
 	case 5: return "SCHED_IDLE";
 	case 6: return "SCHED_DEADLINE";
+	case 7: return "SCHED_EXT";
 	default: return "unknown";
 	}
 }
