@@ -287,7 +287,7 @@ static bool audio_option(int opt, const char *arg, struct cli *c, struct given *
 		c->audio.seconds = parse_double("--seconds", arg, 1, 3600);
 		break;
 	case 'K':
-		/* 100 and more: the client never finishes in time, on purpose */
+		/* 100: the client never finishes in time, on purpose */
 		c->audio.work_pct = parse_double("--work", arg, 0, 100);
 		break;
 	case 'q':
