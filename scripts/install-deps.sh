@@ -3,7 +3,8 @@
 # libbpf-dev, bpftool and clang build isod's BPF accounting (meson -Dbpf).
 # PipeWire, WirePlumber, pipewire-jack, pipewire-pulse, paplay
 # (pulseaudio-utils), the JACK headers, gamemode, xdg-desktop-portal and
-# bubblewrap: the desktop suite (issue 31).
+# bubblewrap: the desktop suite (issue 31). The JACK and PipeWire headers
+# (libpipewire-0.3-dev, libspa-0.2-dev) also build isobench --audio.
 # --scx also installs what scx_iso (the sched_ext scheduler) and its QEMU
 # tests need: linux-source-6.12 (scx headers, libbpf, bpftool), clang-19,
 # qemu, busybox-static, cpio, libelf and zlib headers.
@@ -23,7 +24,8 @@ apt-get install -y -qq --no-install-recommends \
 	scdoc groff-base man-db build-essential \
 	dpkg-dev debhelper fakeroot lintian debootstrap e2fsprogs qemu-system-x86 \
 	pipewire pipewire-bin pipewire-jack pipewire-pulse wireplumber pulseaudio-utils \
-	libjack-jackd2-dev gamemode xdg-desktop-portal bubblewrap >/dev/null
+	libjack-jackd2-dev libpipewire-0.3-dev libspa-0.2-dev \
+	gamemode xdg-desktop-portal bubblewrap >/dev/null
 if [ "$scx" = yes ]; then
 	apt-get install -y -qq --no-install-recommends \
 		linux-source-6.12 clang-19 llvm-19 qemu-system-x86 busybox-static cpio \

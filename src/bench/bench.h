@@ -16,8 +16,12 @@
  *   isolation/ --isolation: a periodic thread of one user under another
  *             user's higher ISO bursts: band ISO, reservation, root
  *             DEADLINE (run.c; out.c)
+ *   audio/    --audio: xruns of a JACK client in a real PipeWire graph or
+ *             jackd (audio.h: run.c, window.c, pipewire.c, jack.c,
+ *             jclient.c, graph.c, prof_decode.c, prof_count.c; out.c)
  * Each mode exposes MODE_run(opts, result) (0 all ran, -1 something
- * failed) and MODE_print_text / MODE_print_json of the result. */
+ * failed) and MODE_print_text / MODE_print_json of the result. All but
+ * --policy and --audio need root. */
 #ifndef ISOBENCH_H
 #define ISOBENCH_H
 

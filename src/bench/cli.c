@@ -108,17 +108,20 @@ static void policy_item(const char *opt, const char *tok, int i, void *ctx)
 const char *cli_mode_name(enum bench_mode m)
 {
 	return m == MODE_ENFORCE ? "--enforcement" : m == MODE_COST ? "--daemon-cost"
-	       : m == MODE_STALL ? "--stall" : m == MODE_ISOLATION ? "--isolation" : "--policy";
+	       : m == MODE_STALL ? "--stall" : m == MODE_ISOLATION ? "--isolation"
+	       : m == MODE_AUDIO ? "--audio" : "--policy";
 }
 
 /* which mode's options were given */
 struct given {
-	bool latency, enforce, cost;
+	bool latency, enforce, cost, audio;
 	double window_s; /* -1: not given */
 };
 
 static void set_mode(struct cli *c, enum bench_mode m)
 {
+	if ((m == MODE_AUDIO) != (c->mode == MODE_AUDIO) && c->mode != MODE_LATENCY)
+		bad("--audio excludes the other modes%s", "");
 	if ((m == MODE_ISOLATION) != (c->mode == MODE_ISOLATION) && c->mode != MODE_LATENCY)
 		bad("--isolation excludes --enforcement, --daemon-cost and --stall%s", "");
 	if (m == MODE_STALL && c->mode != MODE_LATENCY && c->mode != MODE_STALL)
@@ -144,6 +147,7 @@ static void defaults(struct cli *c)
 	c->cost = (struct cost_opts){
 		.nthreads = { 16, 256, 1024 }, .n_nthreads = 3, .requests = 10000,
 	};
+	c->audio = (struct audio_opts){ .seconds = 10, .work_pct = 30, .warmup_s = 1 };
 }
 
 static void parse_load(const char *arg, enum load_kind *out)
@@ -266,6 +270,64 @@ static bool mode_option(int opt, const char *arg, struct cli *c, struct given *g
 	return false;
 }
 
+/* One option of the audio mode (true), or not one of them (false). */
+static bool audio_option(int opt, const char *arg, struct cli *c, struct given *g)
+{
+	switch (opt) {
+	case 'a':
+		if (!strcmp(arg, "pipewire"))
+			c->audio.server = AUDIO_PIPEWIRE;
+		else if (!strcmp(arg, "jack"))
+			c->audio.server = AUDIO_JACK;
+		else
+			bad("--audio: '%s' is not pipewire or jack", arg);
+		set_mode(c, MODE_AUDIO);
+		return true;
+	case 'k':
+		c->audio.seconds = parse_double("--seconds", arg, 1, 3600);
+		break;
+	case 'K':
+		/* 100: the client never finishes in time, on purpose */
+		c->audio.work_pct = parse_double("--work", arg, 0, 100);
+		break;
+	case 'q':
+		c->audio.quantum = (unsigned)parse_long("--quantum", arg, 16, 8192);
+		break;
+	case 'U':
+		c->audio.warmup_s = parse_double("--warmup", arg, 0, 60);
+		break;
+	default:
+		return false;
+	}
+	g->audio = true;
+	return true;
+}
+
+/* --audio's options given without it, or not for its server */
+static void check_audio(const struct cli *c, const struct given *g)
+{
+	if (c->mode != MODE_AUDIO) {
+		if (g->audio)
+			bad("--seconds, --work, --quantum and --warmup need --audio%s", "");
+		return;
+	}
+	if (c->audio.server == AUDIO_JACK && c->audio.quantum)
+		bad("--quantum is for --audio pipewire (jackd's own -p sets its period)%s", "");
+}
+
+/* --audio, its arguments good: exit 2 with the reason when this build
+ * lacks the server's library */
+static void check_audio_built(const struct cli *c)
+{
+	const char *missing = audio_missing(c->audio.server);
+
+	if (missing) {
+		fprintf(stderr, "isobench: --audio %s: %s\n", audio_server_name(c->audio.server),
+			missing);
+		exit(2);
+	}
+}
+
 /* --window: its default and its range depend on the mode */
 static double mode_window(enum bench_mode m, double given)
 {
@@ -296,6 +358,7 @@ static void check_mode(struct cli *c, const struct given *g)
 	const char *m = cli_mode_name(c->mode);
 	const struct latency_opts *l = &c->latency;
 
+	check_audio(c, g);
 	if (c->mode == MODE_LATENCY) {
 		if (g->enforce || g->cost || g->window_s >= 0)
 			bad("--trials, --iso-cpu, --iso-period, --window, --threads-list,"
@@ -309,6 +372,12 @@ static void check_mode(struct cli *c, const struct given *g)
 	}
 	if (l->npol || g->latency || l->socket || c->hist_file)
 		bad("%s takes none of --policy, --socket, --histogram, --plot", m);
+	if (c->mode == MODE_AUDIO) {
+		if (g->enforce || g->cost || g->window_s >= 0)
+			bad("an option given does not apply to %s", m);
+		check_audio_built(c);
+		return;
+	}
 	if ((c->mode == MODE_ENFORCE && g->cost) || (c->mode == MODE_COST && g->enforce) ||
 	    ((c->mode == MODE_STALL || c->mode == MODE_ISOLATION) && (g->enforce || g->cost)))
 		bad("an option given does not apply to %s", m);
@@ -344,6 +413,11 @@ void cli_parse(int argc, char **argv, struct cli *c)
 		{ "requests", required_argument, NULL, 'Q' },
 		{ "accounting", required_argument, NULL, 'A' },
 		{ "iso-load", required_argument, NULL, 'G' },
+		{ "audio", required_argument, NULL, 'a' },
+		{ "seconds", required_argument, NULL, 'k' },
+		{ "work", required_argument, NULL, 'K' },
+		{ "quantum", required_argument, NULL, 'q' },
+		{ "warmup", required_argument, NULL, 'U' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -353,7 +427,8 @@ void cli_parse(int argc, char **argv, struct cli *c)
 
 	defaults(c);
 	while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		if (latency_option(opt, optarg, c, &g) || mode_option(opt, optarg, c, &g))
+		if (latency_option(opt, optarg, c, &g) || mode_option(opt, optarg, c, &g) ||
+		    audio_option(opt, optarg, c, &g))
 			continue;
 		switch (opt) {
 		case 'j':

@@ -6,13 +6,14 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "audio/audio.h"
 #include "cost/cost.h"
 #include "enforce/enforce.h"
 #include "isolation/isolation.h"
 #include "latency/latency.h"
 #include "stall/stall.h"
 
-enum bench_mode { MODE_LATENCY, MODE_ENFORCE, MODE_COST, MODE_STALL, MODE_ISOLATION };
+enum bench_mode { MODE_LATENCY, MODE_ENFORCE, MODE_COST, MODE_STALL, MODE_ISOLATION, MODE_AUDIO };
 
 struct cli {
 	enum bench_mode mode;
@@ -23,6 +24,7 @@ struct cli {
 	struct cost_opts cost;
 	struct stall_opts stall;
 	struct isolation_opts isolation;
+	struct audio_opts audio;
 };
 
 /* Parse argv into c (defaults filled in); exits 2 on bad arguments. */

@@ -5,7 +5,8 @@
  * result as text or JSON.
  *
  * Exit: 0 all runs done (latency mode: or skipped, not root / no isod);
- * 1 a run failed; 2 bad arguments; 3 the hard time bound was reached. */
+ * 1 a run failed; 2 bad arguments (--audio: or a build without its
+ * library); 3 the hard time bound was reached. */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -114,6 +115,27 @@ static int isolation(const struct cli *c)
 	return rc;
 }
 
+/* No root, no isod: a client of the user's audio server like any other. */
+static int audio(const struct cli *c)
+{
+	struct audio_result r;
+	int rc;
+
+	cleanup_install(audio_bound_s(&c->audio));
+	rc = audio_run(&c->audio, &r) < 0 ? 1 : 0;
+	cleanup_disarm();
+	if (rc) {
+		fprintf(stderr, "isobench: --audio %s: %s\n",
+			audio_server_name(c->audio.server), r.note);
+		return rc;
+	}
+	if (c->json)
+		audio_print_json(&r);
+	else
+		audio_print_text(&r);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct cli c;
@@ -124,7 +146,7 @@ int main(int argc, char **argv)
 		cli_usage(stdout);
 		return 0;
 	}
-	if (c.mode != MODE_LATENCY && geteuid() != 0) {
+	if (c.mode != MODE_LATENCY && c.mode != MODE_AUDIO && geteuid() != 0) {
 		fprintf(stderr, "isobench: %s needs root (a private isod,"
 				" clients as user nobody)\n", cli_mode_name(c.mode));
 		return 1;
@@ -141,6 +163,9 @@ int main(int argc, char **argv)
 		break;
 	case MODE_ISOLATION:
 		rc = isolation(&c);
+		break;
+	case MODE_AUDIO:
+		rc = audio(&c);
 		break;
 	default:
 		rc = stall(&c);

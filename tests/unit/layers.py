@@ -23,7 +23,7 @@ import re
 import subprocess
 import sys
 
-PARTS = ("daemon", "core", "proto", "client", "cli", "preload")
+PARTS = ("daemon", "core", "proto", "client", "cli", "preload", "bench")
 DOC = "docs/architecture.md"
 BEGIN = "<!-- layers: generated from src/layers.txt by tests/unit/layers.py --docs -->"
 END = "<!-- layers: end -->"

@@ -1,4 +1,5 @@
-/* procfs.c — /proc readers: schedstat, stat's CPU time, the threads. */
+/* procfs.c — /proc readers: schedstat, stat's CPU time and policy, the
+ * threads. */
 #include <dirent.h>
 #include <errno.h>
 #include <sched.h>
@@ -32,6 +33,32 @@ int procfs_parse_stat_cpu(const char *buf, long hz, uint64_t *ns)
 				  " %llu %llu", &ut, &st) != 2)
 		return -EINVAL;
 	*ns = (ut + st) * (1000000000ull / (unsigned long long)(hz > 0 ? hz : 100));
+	return 0;
+}
+
+int procfs_parse_stat_sched(const char *buf, int *policy, int *rt_prio)
+{
+	const char *p = strrchr(buf, ')');
+	int field = 2; /* ")" ends field 2, comm */
+	long long v[2];
+
+	if (!p)
+		return -EINVAL;
+	p++;
+	/* rt_priority is field 40, policy 41 (proc(5)) */
+	while (field < 39) {
+		while (*p == ' ')
+			p++;
+		if (!*p)
+			return -EINVAL;
+		while (*p && *p != ' ')
+			p++;
+		field++;
+	}
+	if (sscanf(p, " %lld %lld", &v[0], &v[1]) != 2)
+		return -EINVAL;
+	*rt_prio = (int)v[0];
+	*policy = (int)v[1];
 	return 0;
 }
 
@@ -76,6 +103,16 @@ int procfs_stat_cpu_ns(pid_t pid, uint64_t *ns)
 	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
 	r = read_small(path, buf, sizeof(buf));
 	return r < 0 ? r : procfs_parse_stat_cpu(buf, sysconf(_SC_CLK_TCK), ns);
+}
+
+int procfs_sched(pid_t pid, pid_t tid, int *policy, int *rt_prio)
+{
+	char path[80], buf[1024];
+	int r;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", pid, tid);
+	r = read_small(path, buf, sizeof(buf));
+	return r < 0 ? r : procfs_parse_stat_sched(buf, policy, rt_prio);
 }
 
 static bool is_fifo(pid_t tid)

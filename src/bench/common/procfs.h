@@ -15,9 +15,14 @@ struct schedstat {
 int procfs_parse_schedstat(const char *buf, struct schedstat *out);
 /* /proc/PID/stat's utime+stime in ns (hz ticks a second): 0 or -EINVAL. */
 int procfs_parse_stat_cpu(const char *buf, long hz, uint64_t *ns);
+/* /proc/PID/task/TID/stat's policy (field 41: SCHED_OTHER 0, FIFO 1, RR
+ * 2...) and rt_priority (field 40): 0 or -EINVAL. */
+int procfs_parse_stat_sched(const char *buf, int *policy, int *rt_prio);
 
 /* /proc/PID/schedstat, or /proc/PID/task/TID/schedstat: 0 or -errno. */
 int procfs_schedstat(pid_t pid, pid_t tid, struct schedstat *out);
+/* The kernel policy and RT priority of thread TID of PID: 0 or -errno. */
+int procfs_sched(pid_t pid, pid_t tid, int *policy, int *rt_prio);
 /* Its run time in ns, or -1. */
 int64_t procfs_run_ns(pid_t pid, pid_t tid);
 /* PID's utime+stime in ns (tick resolution): 0 or -errno. */

@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # xruns side by side (issue 31, item 4; by hand, not in CI: ~12 min of
-# stress-ng): the PipeWire graph at quantum 64 and 128 with the project's
-# JACK client busy 30 % of each period, under stress-ng --cpu 2 --vm 1,
+# stress-ng): the PipeWire graph at quantum 64 and 128 with isobench
+# --audio pipewire's JACK client busy 30 % of each period, under
+# stress-ng --cpu 2 --vm 1,
 # for each source of RT — none, Debian's rtkit 0.13 (RTKIT_DAEMON, its
 # real daemon, as compare.sh runs it; skips without it unless
 # XR_WITHOUT_RTKIT=1, which leaves the column out),
 # isod, root's SCHED_FIFO 88 — runs interleaved, XR_RUNS (3) of each, each
-# a fresh session (xrun_one.sh) recording XR_SECONDS (15) of PipeWire's
-# profiler; and isod unloaded, the noise floor. Prints the median share of
+# a fresh session (xrun_one.sh) in which isobench reads XR_SECONDS (15)
+# of PipeWire's profiler; and isod unloaded, the noise floor. Prints the median share of
 # cycles the client had not finished, and every run.
 # XR_PLOT=FILE.png also draws the medians (gnuplot), XR_KEEP=FILE keeps
 # the runs' RESULT lines.
