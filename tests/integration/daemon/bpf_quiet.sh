@@ -63,8 +63,9 @@ a=$(switches "$enf"); sa=$(switches "$ISOD_PID"); fa=$(majflt "$ISOD_PID")
 sleep 6
 b=$(switches "$enf"); sb=$(switches "$ISOD_PID"); fb=$(majflt "$ISOD_PID")
 log "$want sleeping ISO threads: in 6 s the enforcer switched $((b - a)) times, the server thread $((sb - sa)) ($((fb - fa)) major faults)"
-# what isod said meanwhile, for a failure below (CI's stress run saw the
-# server switch 38 times once, in 1 of 20 runs, cause not yet known)
+# what isod said meanwhile, for a failure below. A stress run saw the
+# server switch 38 times once: another tree's test ended meanwhile, and its
+# auditor (audit.sh) paged through this isod's 512 threads (idle_wakeups.sh)
 window_log() { tail -n +"$from" "$ISO_TMP/isod.log" | head -n 30; }
 # the quiet plan's bound (a check every 2 s) and a replan or two; a look
 # every burst_ms/4 would be 80

@@ -6,6 +6,11 @@
 # it tracks a thread, and has no tick to keep while idle. Once a thread
 # has come and gone, it is idle again. Behaviour, not timing: the counts
 # are of wakeups, which a fixed tick would make ~100 a second.
+# Another test that ends meanwhile wakes this isod too: its auditor
+# (audit.sh, at every test's end) asks every isod of the machine for its
+# threads. Tests run one at a time (CI; ISOSCHED_TEST_LOCK where several
+# trees share a machine); a stress run beside another tree's test failed
+# so, twice (bpf_quiet too).
 source "$SRC_ROOT/tests/integration/lib.sh"
 need_root
 
