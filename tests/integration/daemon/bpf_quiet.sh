@@ -84,7 +84,12 @@ for _ in $(seq 100); do grep -q ready "$ISO_TMP/late.out" && break; sleep 0.05; 
 late=$(awk '/^tid/{print $2}' "$ISO_TMP/late.out")
 [ -n "$late" ] || fail "the late spinner did not start"
 poll_policy "$late" 1 10 || fail "the late spinner $late is not SCHED_FIFO while it sleeps"
-poll_policy "$late" 0 60 || { tail -20 "$ISO_TMP/isod.log" >&2; fail "a spinner after a 3 s sleep was not demoted"; }
+# (seen once in 40 stress runs: no check came for 6 s after the spinner
+# woke; what isod said of it, the enforcer's plans and the wakes tell why)
+poll_policy "$late" 0 60 || {
+	grep -E "thread $late |enforcer|wake|quiet|watchdog|server:" "$ISO_TMP/isod.log" | tail -n 40 >&2
+	fail "a spinner after a 3 s sleep was not demoted"
+}
 wait_log "thread $late ran .* without blocking: burst guard" ||
 	fail "thread $late was demoted, but not by the burst guard"
 log "late spinner $late demoted by the burst guard"
