@@ -32,14 +32,19 @@ INI
 chown nobody:nogroup "$ISO_TMP/cfg/gamemode.ini"
 
 # gm_start NAME [env...]: gamemoded as nobody (its log line-buffered:
-# stdbuf), until it owns its bus name
+# stdbuf), until it owns its bus name: this gamemoded, by its PID. A name
+# that is only activatable (busctl lists it, PID "-") is not enough: a
+# game registering then makes the bus start a gamemoded of its own, which
+# takes the name first (CI saw ours fail with "File exists")
 gm_start() {
 	local name=$1 i
 	shift
 	desk_bg "$name" env "$@" stdbuf -oL -eL gamemoded
 	GM_PID=$DESK_LAST
 	for ((i = 0; i < 200; i++)); do
-		nobody_env busctl --user list 2>/dev/null | grep -q '^com\.feralinteractive\.GameMode ' && return 0
+		nobody_env busctl --user list --no-legend 2>/dev/null |
+			awk -v p="$GM_PID" '$1 == "com.feralinteractive.GameMode" && $2 == p { f = 1 } END { exit !f }' &&
+			return 0
 		kill -0 "$GM_PID" 2>/dev/null || break
 		sleep 0.05
 	done
