@@ -22,8 +22,13 @@ as_nobody bwrap --unshare-user --unshare-pid --ro-bind / / true 2>/dev/null ||
 desk_session
 # line-buffered: the portal prints its log with printf, and the test reads it
 desk_bg portal stdbuf -oL "$XDP" -v
+xdp_pid=$DESK_LAST
+# until this portal (by PID) owns the name: busctl lists it as activatable
+# at once, and a call then would make the bus start a portal of its own
+# (gamemode.sh saw that in CI)
 for ((i = 0; i < 200; i++)); do
-	nobody_env busctl --user list 2>/dev/null | grep -q '^org\.freedesktop\.portal\.Desktop ' && break
+	nobody_env busctl --user list --no-legend 2>/dev/null |
+		awk -v p="$xdp_pid" '$1 == "org.freedesktop.portal.Desktop" && $2 == p { f = 1 } END { exit !f }' && break
 	sleep 0.05
 done
 [ "$i" -lt 200 ] || fail "the portal did not start: $(cat "$ISO_TMP/portal.log")"
