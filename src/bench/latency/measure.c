@@ -14,7 +14,8 @@
  * parent SIGKILLs it on a timeout. For the iso modes it drops privileges to
  * nobody (65534) when run as root and asks isod for ISO through
  * libisosched; memory is locked (as root, before the drop) in every mode
- * so that only the scheduling differs. */
+ * so that only the scheduling differs: everything the threads touch,
+ * their stacks too (lock_before_drop), and nothing allocated later. */
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
@@ -226,6 +227,43 @@ static void *worker_main(void *arg)
 	return NULL;
 }
 
+/* The workers' stacks, mapped by the child before it locks its memory:
+ * each STACK_SIZE, below it a guard page. */
+static void *map_stacks(int n)
+{
+	size_t one = STACK_SIZE + (size_t)sysconf(_SC_PAGESIZE);
+	char *p = mmap(NULL, one * (size_t)n, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+
+	if (p == MAP_FAILED)
+		return NULL;
+	for (int i = 0; i < n; i++)
+		(void)mprotect(p + one * (size_t)i, one - STACK_SIZE, PROT_NONE);
+	return p;
+}
+
+static void *stack_of(void *stacks, int i)
+{
+	size_t one = STACK_SIZE + (size_t)sysconf(_SC_PAGESIZE);
+
+	return (char *)stacks + one * (size_t)i + (one - STACK_SIZE);
+}
+
+/* Lock what the run uses, as root, before an iso mode drops to nobody:
+ * MCL_CURRENT only. MCL_FUTURE would lock every later mapping too, and
+ * after the drop each one is checked against nobody's RLIMIT_MEMLOCK
+ * (8 MiB by default) with all that root locked counted already: with
+ * libjack and libpipewire linked in that was over the limit, and every
+ * pthread_create failed with EAGAIN (its stack's mmap). Raising the
+ * limit first needs CAP_SYS_RESOURCE, which a confined root may lack. So
+ * the stacks are mapped before the lock (map_stacks) and nothing the
+ * workers touch is mapped after it. */
+static void lock_before_drop(void)
+{
+	if (geteuid() == 0)
+		(void)mlockall(MCL_CURRENT);
+}
+
 static _Noreturn void run_child(pid_t parent, const struct bench_config *cfg,
 				 enum bench_policy pol, struct shared_run *sh)
 {
@@ -233,6 +271,7 @@ static _Noreturn void run_child(pid_t parent, const struct bench_config *cfg,
 	uint64_t rt_us = 2 * cfg->period_ns / 1000 + 200000;
 	struct rlimit rl = { rt_us, rt_us + 1000000 };
 	struct worker *ws;
+	void *stacks;
 	pthread_attr_t attr;
 	int n = cfg->threads, started = 0;
 
@@ -255,12 +294,12 @@ static _Noreturn void run_child(pid_t parent, const struct bench_config *cfg,
 		ws[i].kpol = -1;
 		hist_init(&ws[i].hist); /* also faults the pages in */
 	}
-	if (geteuid() == 0) {
-		struct rlimit ml = { RLIM_INFINITY, RLIM_INFINITY };
-
-		setrlimit(RLIMIT_MEMLOCK, &ml);
-		(void)mlockall(MCL_CURRENT | MCL_FUTURE);
+	stacks = map_stacks(n);
+	if (!stacks) {
+		set_error(sh, "mmap of the stacks: %s%s", strerror(errno), "");
+		_exit(1);
 	}
+	lock_before_drop();
 	if (policy_is_iso(pol) && geteuid() == 0) {
 		int r = bench_drop_to_nobody();
 
@@ -277,11 +316,12 @@ static _Noreturn void run_child(pid_t parent, const struct bench_config *cfg,
 
 	pthread_barrier_init(&ctx.bar, NULL, (unsigned)n + 1);
 	pthread_attr_init(&attr);
-	pthread_attr_setstacksize(&attr, STACK_SIZE);
 	pthread_attr_setinheritsched(&attr, PTHREAD_INHERIT_SCHED);
 	for (; started < n; started++) {
-		int r = pthread_create(&ws[started].th, &attr, worker_main,
-				       &ws[started]);
+		int r = pthread_attr_setstack(&attr, stack_of(stacks, started), STACK_SIZE);
+
+		if (!r)
+			r = pthread_create(&ws[started].th, &attr, worker_main, &ws[started]);
 		if (r) {
 			set_error(sh, "pthread_create: %s%s", strerror(r), "");
 			/* the barrier counts n + 1: can't release the others
