@@ -174,13 +174,15 @@ static inline int64_t accounting_woken_ns(const struct accounting *a)
 	return a->woken_ns ? a->woken_ns(a) : INT64_MAX;
 }
 /* Did the kernel's wake not reach the enforcer: it woke more than 100 ms
- * before now_ns and nobody planned since, or a report was lost? */
+ * before now_ns and nobody planned since, a report was lost, or a tracked
+ * thread ran while armed and no wake came at all? */
 static inline bool accounting_wake_overdue(const struct accounting *a, int64_t now_ns)
 {
 	return a->wake_overdue && a->wake_overdue(a, now_ns);
 }
 /* Since when the kernel has been armed by quiet plans without a wake (no
- * tracked thread has switched in since); INT64_MAX: not armed, or woken. */
+ * tracked thread has run since); INT64_MAX: not armed, woken, or a
+ * tracked thread has run. */
 static inline int64_t accounting_quiet_since(const struct accounting *a)
 {
 	return a->quiet_since ? a->quiet_since(a) : INT64_MAX;

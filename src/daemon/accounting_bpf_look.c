@@ -420,12 +420,33 @@ int64_t acct_bpf_woken_ns(const struct accounting *a)
 	return (int64_t)t;
 }
 
+/* Armed, and yet a tracked thread has run or is on a CPU: a run the
+ * program set a bit for without waking isod. It wakes at every bit it
+ * sets while armed (acct.bpf.c: ran_wake), so this lasts a moment (the
+ * program between its bit and its wake); longer, a wake went missing
+ * and only the server's look (acct_bpf_wake_overdue) plans again. */
+static bool ran_unwoken(const struct acct_bpf *ab)
+{
+	const struct isod_acct__bss *bss = ab->skel->bss;
+
+	if (!__atomic_load_n(&ab->quiet_armed, __ATOMIC_SEQ_CST) ||
+	    !__atomic_load_n(&bss->armed, __ATOMIC_SEQ_CST))
+		return false;
+	for (size_t w = 0; w < ab->n_words; w++)
+		if (__atomic_load_n(&bss->ran_bits[w], __ATOMIC_SEQ_CST))
+			return true;
+	for (int c = 0; c < ab->ncpus_seen; c++)
+		if (__atomic_load_n(&bss->on_cpu[c], __ATOMIC_SEQ_CST))
+			return true;
+	return false;
+}
+
 int64_t acct_bpf_quiet_since(const struct accounting *a)
 {
 	struct acct_bpf *ab = acct_bpf_of(a);
 
 	if (!ab->skel || !ab->skel->bss || !__atomic_load_n(&ab->quiet_armed, __ATOMIC_SEQ_CST) ||
-	    !__atomic_load_n(&ab->skel->bss->armed, __ATOMIC_SEQ_CST))
+	    !__atomic_load_n(&ab->skel->bss->armed, __ATOMIC_SEQ_CST) || ran_unwoken(ab))
 		return INT64_MAX;
 	return __atomic_load_n(&ab->armed_at, __ATOMIC_SEQ_CST);
 }
@@ -437,6 +458,10 @@ bool acct_bpf_wake_overdue(const struct accounting *a, int64_t now_ns)
 
 	if (!ab->skel || !ab->skel->bss)
 		return false;
+	if (ran_unwoken(ab)) {
+		log_debug("BPF accounting: a tracked thread ran while isod slept armed, and the kernel did not wake it: planning now");
+		return true;
+	}
 	return (woke != INT64_MAX && now_ns - woke > 100000000) ||
 	       __atomic_load_n(&ab->skel->bss->lost, __ATOMIC_SEQ_CST);
 }

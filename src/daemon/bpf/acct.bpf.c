@@ -207,6 +207,20 @@ static __always_inline int mark_ran(__u32 slot)
 	return !(old & bit);
 }
 
+/* Mark slot as run; if that is the first run since isod armed the
+ * kernel (its plan is quiet: no check until told), disarm and tell it.
+ * Every path that sets a bit while armed goes through here, or reports
+ * an exit: a bit set silently would keep the thread's next switch-in
+ * from waking isod (mark_ran answers 0 then), and isod would sleep on
+ * through a run it must see. */
+static __always_inline void ran_wake(__u32 tid, __u32 slot, __u64 now)
+{
+	if (mark_ran(slot) && *(volatile __u32 *)&armed && __sync_lock_test_and_set(&armed, 0)) {
+		*(volatile __u64 *)&woke_ns = now;
+		event(ACCT_EV_WAKE, tid, slot, 0);
+	}
+}
+
 /* May tid be tracked? No hash lookup for a TID whose count is 0
  * (acct_maps.h: tid_filter): most switches on the machine end here. */
 static __always_inline int maybe_tracked(__u32 tid)
@@ -287,7 +301,7 @@ int BPF_PROG(isod_acct_switch, bool preempt, struct task_struct *prev, struct ta
 		 * this CPU with no switch event (accounting_bpf_look.h); the
 		 * run it had is counted now, and isod must read it */
 		if (*(volatile __u64 *)&a->since_ns == 0)
-			mark_ran(slot);
+			ran_wake(tid, slot, now);
 		/* off the CPU first, then the new total: a reader may see
 		 * too little for a moment, never too much (acct_maps.h) */
 		*(volatile __u64 *)&a->since_ns = 0;
@@ -332,11 +346,7 @@ int BPF_PROG(isod_acct_switch, bool preempt, struct task_struct *prev, struct ta
 		/* moved here: it is no longer on the CPU it was preempted on */
 		if (was_on != cpu_id && was_on < ACCT_MAX_CPUS && mark)
 			__sync_val_compare_and_swap(&on_cpu[BOUND(was_on, ACCT_MAX_CPUS)], mark, 0);
-		if (mark_ran(slot) && *(volatile __u32 *)&armed &&
-		    __sync_lock_test_and_set(&armed, 0)) {
-			*(volatile __u64 *)&woke_ns = now;
-			event(ACCT_EV_WAKE, tid, slot, 0);
-		}
+		ran_wake(tid, slot, now);
 	} else if (tid && report_strays && rt_user(next, &policy, &prio)) {
 		if (!now)
 			now = bpf_ktime_get_ns();

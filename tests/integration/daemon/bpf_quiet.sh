@@ -87,7 +87,8 @@ poll_policy "$late" 1 10 || fail "the late spinner $late is not SCHED_FIFO while
 # (seen once in 40 stress runs: no check came for 6 s after the spinner
 # woke; what isod said of it, the enforcer's plans and the wakes tell why)
 poll_policy "$late" 0 60 || {
-	grep -E "thread $late |enforcer|wake|quiet|watchdog|server:" "$ISO_TMP/isod.log" | tail -n 40 >&2
+	grep -E "thread $late |enforcer|wake|quiet|watchdog|server:|cannot be right" "$ISO_TMP/isod.log" | tail -n 40 >&2
+	bpf_state "$late"
 	fail "a spinner after a 3 s sleep was not demoted"
 }
 wait_log "thread $late ran .* without blocking: burst guard" ||

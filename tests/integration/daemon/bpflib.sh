@@ -49,3 +49,50 @@ while time.monotonic() < end:
 sys.exit(1)
 PY
 }
+
+# bpf_state [TID]: what the BPF accounting of this test's isod shows now,
+# for a failure's message (stderr): the program's shared variables (armed,
+# woke_ns, lost, the ran bits set, on_cpu, what runs on each CPU) and, for
+# TID, its tid_filter count and its entry in "threads". Read with bpftool
+# through isod's own map descriptors (/proc/PID/fdinfo); prints what it
+# cannot read instead.
+bpf_state() {
+	local tid=${1:-0} fd id name bss='' threads=''
+	command -v bpftool >/dev/null || { echo "bpf_state: no bpftool" >&2; return 0; }
+	for fd in /proc/"$ISOD_PID"/fdinfo/*; do
+		id=$(awk '/^map_id:/{print $2}' "$fd" 2>/dev/null)
+		[ -n "$id" ] || continue
+		name=$(bpftool map show id "$id" 2>/dev/null | awk '{for (i = 1; i < NF; i++) if ($i == "name") print $(i + 1); exit}')
+		case $name in
+		*.bss) bss=$id;;
+		threads) threads=$id;;
+		esac
+	done
+	[ -n "$bss" ] || { echo "bpf_state: no .bss map among isod's descriptors" >&2; return 0; }
+	{ bpftool map dump id "$bss" -j; echo; echo ---; [ -z "$threads" ] || bpftool map dump id "$threads" -j; } \
+		>"$ISO_TMP/bpf_state.json" 2>&1
+	/usr/bin/python3 - "$ISO_TMP/bpf_state.json" "$tid" <<'PY' >&2 || echo "bpf_state: cannot read the dump" >&2
+import json, sys
+text = open(sys.argv[1]).read()
+bss_text, _, threads_text = text.partition("\n---\n")
+tid = int(sys.argv[2])
+v = {}
+for kv in json.loads(bss_text)[0]["formatted"]["value"][".bss"]:
+    v.update(kv)
+bits = [(w, x) for w, x in enumerate(v["ran_bits"]) if x]
+print("BPF state: armed %s, lost %s, woke_ns %s, gap_epoch %s" % (v["armed"], v["lost"], v["woke_ns"], v["gap_epoch"]))
+print("  ran bits set (word: bits): %s" % ", ".join("%d: %#x" % b for b in bits) if bits else "  no ran bits set")
+n = len([c for c in v["cpu_tid"] if c.get("tid")])
+print("  on_cpu (slot + 1 per CPU): %s; running: %s" % (v["on_cpu"][:max(n, 2)], [c.get("tid") for c in v["cpu_tid"][:max(n, 2)]]))
+if tid:
+    print("  tid_filter[%d %% %d] = %d" % (tid, len(v["tid_filter"]), v["tid_filter"][tid % len(v["tid_filter"])]))
+    try:
+        for slot, e in enumerate(json.loads(threads_text)):
+            f = e["formatted"]["value"]
+            if f.get("tid") == tid:
+                bit = (v["ran_bits"][slot // 64] >> (slot % 64)) & 1
+                print("  thread %d: slot %d (ran bit %d): %s" % (tid, slot, bit, f))
+    except (ValueError, KeyError) as err:
+        print("  threads map unreadable: %s" % err)
+PY
+}
