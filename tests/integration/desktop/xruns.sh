@@ -47,7 +47,7 @@ import statistics, sys
 rows = [l.split()[1:] for l in open(sys.argv[1])]
 modes = sys.argv[2:]
 def med(m, q, load):
-    v = [100 * int(u) / int(c) for mm, qq, ll, c, u in rows if mm == m and qq == q and ll == load]
+    v = [100 * int(u) / int(c) for mm, qq, ll, c, u, *_ in rows if mm == m and qq == q and ll == load]
     return statistics.median(v) if v else 0
 with open(sys.argv[1] + ".dat", "w") as f:   # for the plot: one row per mode
     label = {"none": "no-RT", "rtkit": "rtkit-0.13", "isod": "isod", "fifo": "root-FIFO-88",
@@ -55,18 +55,22 @@ with open(sys.argv[1] + ".dat", "w") as f:   # for the plot: one row per mode
     for m in modes + ["floor"]:
         f.write(label[m] + " " + " ".join(f"{med('isod' if m == 'floor' else m, q, '0' if m == 'floor' else '1'):.3f}"
                                    for q in ("64", "128")) + "\n")
-def pct(m, q, load):
-    v = [100 * int(u) / int(c) for mm, qq, ll, c, u in rows if mm == m and qq == q and ll == load]
+def pct(m, q, load, of=0):
+    # of 0: late graph cycles of all; 2: unfinished records of all
+    v = [100 * int(r[4 + of]) / int(r[3 + of]) for r in rows
+         if r[0] == m and r[1] == q and r[2] == load and len(r) > 4 + of]
     if not v:
         return "-"
     return f"{statistics.median(v):.2f} % ({', '.join(f'{x:.2f}' for x in v)})"
 names = {"none": "no RT", "rtkit": "rtkit 0.13", "isod": "isod", "fifo": "root SCHED_FIFO 88"}
-print()
-print("| cycles with the client unfinished, median (runs) | " + " | ".join(names[m] for m in modes) + " | isod, no load |")
-print("|---|" + "---|" * (len(modes) + 1))
-for q in ("64", "128"):
-    print(f"| quantum {q}, JACK client 30 %, stress-ng --cpu 2 --vm 1 | " +
-          " | ".join(pct(m, q, "1") for m in modes) + f" | {pct('isod', q, '0')} |")
+for title, of in (("graph cycles with the client late", 0),
+                  ("profiler records with the client unfinished", 2)):
+    print()
+    print(f"| {title}, median (runs) | " + " | ".join(names[m] for m in modes) + " | isod, no load |")
+    print("|---|" + "---|" * (len(modes) + 1))
+    for q in ("64", "128"):
+        print(f"| quantum {q}, JACK client 30 %, stress-ng --cpu 2 --vm 1 | " +
+              " | ".join(pct(m, q, "1", of) for m in modes) + f" | {pct('isod', q, '0', of)} |")
 PY
 [ -n "${XR_KEEP:-}" ] && cp "$out" "$XR_KEEP"
 if [ -n "${XR_PLOT:-}" ] && command -v gnuplot >/dev/null; then
@@ -74,7 +78,7 @@ if [ -n "${XR_PLOT:-}" ] && command -v gnuplot >/dev/null; then
 set terminal pngcairo size 800,420 noenhanced
 set output '$XR_PLOT'
 set title 'JACK client 30 % of each period, stress-ng --cpu 2 --vm 1, median of $runs runs'
-set ylabel 'cycles with the client unfinished (%)'
+set ylabel 'graph cycles with the client late (%)'
 set style data histograms
 set style histogram clustered gap 1
 set style fill solid 0.8 border -1
