@@ -98,7 +98,7 @@ static void policy_item(const char *opt, const char *tok, int i, void *ctx)
 	(void)opt;
 	if (p < 0)
 		bad("--policy: unknown policy '%s' (normal, normal-nice-20,"
-		    " fifo, rr, iso, iso-rr)", tok);
+		    " fifo, rr, iso, iso-rr, dl, iso-dl)", tok);
 	for (int k = 0; k < i; k++)
 		if (out[k] == (enum bench_policy)p)
 			bad("--policy: '%s' given twice", tok);

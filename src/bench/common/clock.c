@@ -2,8 +2,11 @@
 #include <errno.h>
 #include <math.h>
 #include <sched.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "clock.h"
+#include "iso_sched_abi.h"
 
 uint64_t bench_clock_ns(clockid_t c)
 {
@@ -32,6 +35,17 @@ int bench_kernel_policy(void)
 	int p = sched_getscheduler(0);
 
 	return p < 0 ? -errno : p & ~SCHED_RESET_ON_FORK;
+}
+
+int bench_set_deadline(uint64_t runtime_ns, uint64_t deadline_ns, uint64_t period_ns)
+{
+	struct iso_sched_attr a = { .size = sizeof(a), .sched_policy = ISO_KSCHED_DEADLINE,
+				    .sched_flags = ISO_KSCHED_FLAG_RESET_ON_FORK,
+				    .sched_runtime = runtime_ns,
+				    .sched_deadline = deadline_ns,
+				    .sched_period = period_ns };
+
+	return syscall(SYS_sched_setattr, 0, &a, 0) < 0 ? -errno : 0;
 }
 
 void busy_work(uint64_t loops)

@@ -15,6 +15,10 @@ void bench_sleep_s(double s);
 /* The calling thread's kernel policy without SCHED_RESET_ON_FORK (isod
  * sets it), or -errno. */
 int bench_kernel_policy(void);
+/* Make the calling thread kernel SCHED_DEADLINE (needs root), with
+ * SCHED_FLAG_RESET_ON_FORK as isod's reservations have it: the reference
+ * a reservation from isod is measured against. 0 or -errno. */
+int bench_set_deadline(uint64_t runtime_ns, uint64_t deadline_ns, uint64_t period_ns);
 /* Loops of the calibrated busy work per nanosecond of CPU time. */
 double calibrate_loops_per_ns(void);
 void busy_work(uint64_t loops);

@@ -191,6 +191,7 @@ int isod_bin_find(const char *explicit_path, struct isod_bin *bin)
 	bin->has_rate_limit = has_option(bin->path, "--rate-limit");
 	bin->has_burst_ms = has_option(bin->path, "--burst-ms");
 	bin->has_accounting = has_option(bin->path, "--accounting");
+	bin->has_reserve = has_option(bin->path, "--reserve-cpu");
 	return 0;
 }
 
@@ -218,7 +219,7 @@ static void add_num(const char **argv, int *argc, const char *opt, int v,
 }
 
 int isod_build_argv(const struct isod_bin *bin, const struct isod_want *w,
-		    const char *sock, const char *state, char numbuf[4][16],
+		    const char *sock, const char *state, char numbuf[6][16],
 		    const char *argv[ISOD_MAX_ARGV])
 {
 	int n = 0;
@@ -257,6 +258,10 @@ int isod_build_argv(const struct isod_bin *bin, const struct isod_want *w,
 		argv[n++] = "--accounting";
 		argv[n++] = w->accounting;
 	}
+	if (w->reserve_cpu && bin->has_reserve)
+		add_num(argv, &n, "--reserve-cpu", w->reserve_cpu, numbuf[4]);
+	if (w->reserve_user && bin->has_reserve)
+		add_num(argv, &n, "--reserve-user", w->reserve_user, numbuf[5]);
 	if (w->stall_cap_off && bin->has_burst_ms) {
 		argv[n++] = "--stall-ms";
 		argv[n++] = "0";
@@ -289,7 +294,7 @@ int isod_start(const struct isod_bin *bin, const struct isod_want *want,
 	       char *err, size_t errlen)
 {
 	const char *argv[ISOD_MAX_ARGV];
-	char numbuf[4][16];
+	char numbuf[6][16];
 	pid_t p, parent = getpid();
 	int status;
 

@@ -13,7 +13,7 @@
 /* An isod binary and the options it has (older ones lack some). */
 struct isod_bin {
 	char *path; /* malloc'ed */
-	bool has_sweep_orphans, has_rate_limit, has_burst_ms, has_accounting;
+	bool has_sweep_orphans, has_rate_limit, has_burst_ms, has_accounting, has_reserve;
 };
 
 /* What a mode wants of its private isod; 0 / NULL / false: isod's default. */
@@ -25,6 +25,7 @@ struct isod_want {
 	bool guard_off;       /* --burst-ms 0, where isod has it */
 	bool stall_cap_off;   /* --stall-ms 0, where isod has --burst-ms */
 	const char *accounting; /* --accounting VALUE (auto|bpf|proc), NULL: isod's default */
+	int reserve_cpu, reserve_user; /* --reserve-cpu, --reserve-user (0: isod's default) */
 };
 
 /* Find the isod binary: explicit path, env ISOD, next to /proc/self/exe,
@@ -38,7 +39,7 @@ void isod_bin_free(struct isod_bin *bin);
 /* The private isod's argv for want, on sock and state (numbers go into
  * numbuf); NULL-terminated. Pure: the number of arguments. */
 int isod_build_argv(const struct isod_bin *bin, const struct isod_want *want,
-		    const char *sock, const char *state, char numbuf[4][16],
+		    const char *sock, const char *state, char numbuf[6][16],
 		    const char *argv[ISOD_MAX_ARGV]);
 
 /* Start the private isod in a fresh temp dir, point ISOSCHED_SOCKET at it

@@ -26,7 +26,6 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -34,7 +33,6 @@
 #include "common/child.h"
 #include "common/clock.h"
 #include "common/isod.h"
-#include "iso_sched_abi.h"
 #include "isolation.h"
 #include "isosched.h"
 
@@ -108,17 +106,6 @@ static _Noreturn void aggressor(pid_t parent, struct isol_shared *sh, int cpu, u
 	_exit(0);
 }
 
-static int root_deadline(void)
-{
-	struct iso_sched_attr a = { .size = sizeof(a), .sched_policy = ISO_KSCHED_DEADLINE,
-				    .sched_flags = ISO_KSCHED_FLAG_RESET_ON_FORK,
-				    .sched_runtime = ISOL_RUNTIME_NS,
-				    .sched_deadline = ISOL_PERIOD_NS,
-				    .sched_period = ISOL_PERIOD_NS };
-
-	return syscall(SYS_sched_setattr, 0, &a, 0) < 0 ? -errno : 0;
-}
-
 static _Noreturn void victim(pid_t parent, struct isol_shared *sh, enum isol_victim v,
 			     double loops_per_ns, double window_s, unsigned bound_s)
 {
@@ -129,7 +116,7 @@ static _Noreturn void victim(pid_t parent, struct isol_shared *sh, enum isol_vic
 		if (!child_bind_to_parent(parent, SIGKILL))
 			_exit(1);
 		alarm(bound_s);
-		r = root_deadline();
+		r = bench_set_deadline(ISOL_RUNTIME_NS, ISOL_PERIOD_NS, ISOL_PERIOD_NS);
 	} else {
 		if (!child_become_rt_nobody(parent, bound_s, (uint64_t)bound_s * 1000000))
 			_exit(1);

@@ -25,6 +25,8 @@ enum bench_policy {
 	POL_RR,
 	POL_ISO,
 	POL_ISO_RR,
+	POL_DL,     /* root: kernel SCHED_DEADLINE, the reference of iso-dl */
+	POL_ISO_DL, /* nobody: a reservation from isod (iso_set_reservation) */
 	POL_COUNT
 };
 
@@ -32,8 +34,17 @@ const char *policy_name(enum bench_policy p);
 int policy_parse(const char *name); /* -1 if unknown */
 bool policy_needs_root(enum bench_policy p);
 bool policy_is_iso(enum bench_policy p);
-/* SCHED_FIFO, SCHED_RR or SCHED_OTHER: what the kernel should run. */
+/* SCHED_FIFO, SCHED_RR, SCHED_DEADLINE (6) or SCHED_OTHER: what the
+ * kernel should run. */
 int policy_kernel(enum bench_policy p);
+/* dl or iso-dl: a reservation, which the kernel refuses to a thread
+ * bound to fewer CPUs than its root domain (not pinned, measure.c) */
+bool policy_is_deadline(enum bench_policy p);
+/* The reservation's runtime for a period and the work's share of it:
+ * 1.5 times the work and 50 us, at most 90 % of the period (the work is
+ * calibrated, a load's cache misses make it longer; the same for dl and
+ * iso-dl, so the two compare). */
+uint64_t policy_dl_runtime_ns(uint64_t period_ns, double work_pct);
 
 enum load_kind { LOAD_NONE, LOAD_CPU, LOAD_CPU_VM };
 

@@ -84,6 +84,29 @@ static void set_error(struct shared_run *sh, const char *fmt, const char *a, con
 	snprintf(sh->error, sizeof(sh->error), fmt, a, b);
 }
 
+/* dl: the kernel's SCHED_DEADLINE, as root sets it (RESET_ON_FORK as
+ * isod's reservations have it); iso-dl: the same parameters from isod */
+static int apply_deadline(struct worker *w)
+{
+	const struct bench_config *cfg = w->ctx->cfg;
+	uint64_t runtime = policy_dl_runtime_ns(cfg->period_ns, cfg->work_pct);
+	int r;
+
+	if (w->ctx->pol == POL_DL) {
+		r = bench_set_deadline(runtime, cfg->period_ns, cfg->period_ns);
+		if (r == 0)
+			return 0;
+		set_error(w->ctx->sh, "sched_setattr(SCHED_DEADLINE): %s%s", strerror(-r), "");
+		return -1;
+	}
+	r = iso_set_reservation(0, runtime, cfg->period_ns, 0, NULL);
+	if (r < 0) {
+		set_error(w->ctx->sh, "iso_set_reservation: %s: %s", strerror(-r), iso_last_error());
+		return -1;
+	}
+	return 0;
+}
+
 static int apply_policy(struct worker *w)
 {
 	const enum bench_policy pol = w->ctx->pol;
@@ -122,6 +145,11 @@ static int apply_policy(struct worker *w)
 			return -1;
 		}
 		break;
+	case POL_DL:
+	case POL_ISO_DL:
+		if (apply_deadline(w) < 0)
+			return -1;
+		break;
 	default:
 		return -1;
 	}
@@ -135,6 +163,7 @@ static int apply_policy(struct worker *w)
 		set_error(w->ctx->sh, "thread runs as kernel policy %s, not %s", got,
 			  pol == POL_ISO || pol == POL_FIFO ? "SCHED_FIFO"
 			  : pol == POL_RR || pol == POL_ISO_RR ? "SCHED_RR"
+			  : policy_is_deadline(pol) ? "SCHED_DEADLINE"
 			  : "SCHED_OTHER");
 		return -1;
 	}
@@ -168,6 +197,12 @@ static void place(struct worker *w)
 	struct run_ctx *ctx = w->ctx;
 	cpu_set_t one;
 
+	/* a DEADLINE thread must be free to run on its whole root domain
+	 * (the kernel refuses the policy to a pinned one): dl and iso-dl
+	 * run where the kernel's EDF places them, and say so (cpu -1) */
+	w->pinned_cpu = -1;
+	if (policy_is_deadline(ctx->pol))
+		return;
 	w->pinned_cpu = nth_cpu(&ctx->allowed, ctx->nallowed, ctx->cfg->round + w->index);
 	if (w->pinned_cpu < 0)
 		return;

@@ -31,6 +31,7 @@ static const char *kpol_name(int p)
 	case SCHED_OTHER: return "SCHED_OTHER";
 	case SCHED_FIFO: return "SCHED_FIFO";
 	case SCHED_RR: return "SCHED_RR";
+	case 6: return "SCHED_DEADLINE";
 	default: return "?";
 	}
 }
@@ -68,7 +69,12 @@ void latency_print_text(const struct latency_result *r)
 
 		if (x->state != RUN_OK)
 			continue;
-		if (policy_is_iso(x->policy) && x->iso_band_hi)
+		if (policy_is_deadline(x->policy))
+			printf("note: %s ran as %s (runtime %.0f us every %.0f us), not pinned\n",
+			       policy_name(x->policy), kpol_name(x->kernel_policy),
+			       (double)policy_dl_runtime_ns(c->period_ns, c->work_pct) / 1000.0,
+			       (double)c->period_ns / 1000.0);
+		else if (policy_is_iso(x->policy) && x->iso_band_hi)
 			printf("note: %s ran as %s priority %d (isod band %d..%d)\n",
 			       policy_name(x->policy), kpol_name(x->kernel_policy),
 			       x->kernel_prio, x->iso_band_lo, x->iso_band_hi);

@@ -21,6 +21,7 @@ struct ratio {
 static const struct ratio ratios[] = {
 	{ "iso_fifo_p99", POL_ISO, POL_FIFO },
 	{ "iso_rr_rr_p99", POL_ISO_RR, POL_RR },
+	{ "iso_dl_dl_p99", POL_ISO_DL, POL_DL },
 	/* the control: two kernel classes that a lone thread at one
 	 * priority cannot tell apart (its turns are far shorter than RR's
 	 * slice), neither of them isod's — how far apart the same latency

@@ -1,7 +1,8 @@
 # bench-modes: the short versions of isobench --enforcement, --daemon-cost
-# and --plot. Checks only that they run and that their output is well formed
-# (JSON fields and types, SVG parses as XML with a curve per policy) — no
-# timing thresholds: the figures themselves are in docs/benchmarks.md.
+# and --plot, and the latency mode's dl and iso-dl. Checks only that they
+# run and that their output is well formed (JSON fields and types, SVG
+# parses as XML with a curve per policy, the reservations SCHED_DEADLINE)
+# — no timing thresholds: the figures themselves are in docs/benchmarks.md.
 . "$SRC_ROOT/tests/integration/lib.sh"
 
 : "${ISOBENCH:?ISOBENCH not set (run through meson test)}"
@@ -43,6 +44,9 @@ run enforce --enforcement --trials 2 --iso-cpu 30,40 --window 0.5
 run cost --daemon-cost --threads-list 0,8 --window 0.5 --requests 20 --iso-load 10
 run plot --policy normal,iso --duration 0.6 --rounds 2 --load none \
 	--plot "$ISO_TMP/lat.svg"
+# the reservations side by side: root's SCHED_DEADLINE and nobody's from
+# isod, with the same parameters, not pinned
+run dl --policy dl,iso-dl --duration 0.6 --rounds 2 --load none
 
 python3 - "$ISO_TMP" <<'PY' || fail "bad output"
 import json, sys, xml.etree.ElementTree as ET
@@ -121,6 +125,15 @@ need(l.get("rounds") == 2, "latency: rounds %r, expected 2" % l.get("rounds"))
 need([r["policy"] for r in l["results"]] == ["normal", "iso"], "latency: results")
 need(all(r["samples"] > 0 for r in l["results"]), "latency: no samples")
 
+x = json.loads(open(d + "/dl.json").read())
+need([r["policy"] for r in x["results"]] == ["dl", "iso-dl"], "dl: results %r" % x.get("results"))
+for r in x["results"]:
+    need(r["samples"] > 0, "%s: no samples" % r["policy"])
+    need(r.get("kernel_policy") == "SCHED_DEADLINE", "%s ran as %r" % (r["policy"], r.get("kernel_policy")))
+    need(r.get("policy_lost") == 0, "%s: left SCHED_DEADLINE %r times" % (r["policy"], r.get("policy_lost")))
+    need(all(k.get("cpu") == -1 for k in r["per_round"]), "%s: pinned %r" % (r["policy"], r["per_round"]))
+need("iso_dl_dl_p99" in x.get("ratios", {}), "dl: no iso_dl_dl_p99 ratio: %r" % x.get("ratios"))
+
 svg = ET.parse(d + "/lat.svg").getroot()
 need(svg.tag.endswith("svg"), "plot: not an svg")
 lines = [el for el in svg.iter() if el.tag.endswith("polyline")]
@@ -131,7 +144,7 @@ for el in lines:
          "plot: bad polyline points")
 texts = " ".join((t.text or "") for t in svg.iter() if t.tag.endswith("text"))
 need("normal" in texts and "iso" in texts, "plot: legend lacks a policy")
-print("bench-modes: enforcement, daemon-cost, plot ok")
+print("bench-modes: enforcement, daemon-cost, plot, dl ok")
 PY
 
 # Nothing left behind: no spinner, no competitor, no private isod, no temp dir.
