@@ -25,7 +25,7 @@ apt-get install -y -qq --no-install-recommends \
 	dpkg-dev debhelper fakeroot lintian debootstrap e2fsprogs qemu-system-x86 \
 	pipewire pipewire-bin pipewire-jack pipewire-pulse wireplumber pulseaudio-utils \
 	libjack-jackd2-dev libpipewire-0.3-dev libspa-0.2-dev \
-	gamemode xdg-desktop-portal bubblewrap >/dev/null
+	gamemode xdg-desktop-portal bubblewrap jackd2 >/dev/null
 if [ "$scx" = yes ]; then
 	apt-get install -y -qq --no-install-recommends \
 		linux-source-6.12 clang-19 llvm-19 qemu-system-x86 busybox-static cpio \
