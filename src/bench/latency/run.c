@@ -32,9 +32,12 @@ static int get_isod(const struct latency_opts *o, char *why, size_t len,
 	/* iso-dl's reservations: the whole share isod allows (90 % of the
 	 * CPUs), all of it to one user, so that the threads asked for fit
 	 * as root's dl threads do */
-	for (int i = 0; i < o->npol; i++)
-		if (o->pols[i] == POL_ISO_DL)
-			want.reserve_cpu = 90, want.reserve_user = 100;
+	for (int i = 0; i < o->npol; i++) {
+		if (o->pols[i] == POL_ISO_DL) {
+			want.reserve_cpu = 90;
+			want.reserve_user = 100;
+		}
+	}
 
 	*skip = false;
 	if (o->socket) {
