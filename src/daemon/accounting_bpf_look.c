@@ -366,6 +366,21 @@ bool acct_look_needed(const struct accounting *a, const struct tracked *e, size_
 	return false;
 }
 
+/* Has a tracked thread run since the last look (a ran bit set), or is
+ * one on a CPU (an on_cpu mark)? What the kernel shows the program saw. */
+static bool any_ran(const struct acct_bpf *ab)
+{
+	const struct isod_acct__bss *bss = ab->skel->bss;
+
+	for (size_t w = 0; w < ab->n_words; w++)
+		if (__atomic_load_n(&bss->ran_bits[w], __ATOMIC_SEQ_CST))
+			return true;
+	for (int c = 0; c < ab->ncpus_seen; c++)
+		if (__atomic_load_n(&bss->on_cpu[c], __ATOMIC_SEQ_CST))
+			return true;
+	return false;
+}
+
 bool acct_look_quiet(const struct accounting *a)
 {
 	struct acct_bpf *ab = acct_bpf_of(a);
@@ -393,11 +408,7 @@ bool acct_look_quiet(const struct accounting *a)
 	}
 	/* arm first, then look (the header's memory order) */
 	__atomic_store_n(&bss->armed, 1, __ATOMIC_SEQ_CST);
-	busy = busy || __atomic_load_n(&bss->lost, __ATOMIC_SEQ_CST);
-	for (size_t w = 0; w < ab->n_words && !busy; w++)
-		busy = __atomic_load_n(&bss->ran_bits[w], __ATOMIC_SEQ_CST) != 0;
-	for (int c = 0; c < ab->ncpus_seen && !busy; c++)
-		busy = __atomic_load_n(&bss->on_cpu[c], __ATOMIC_SEQ_CST) != 0;
+	busy = busy || __atomic_load_n(&bss->lost, __ATOMIC_SEQ_CST) || any_ran(ab);
 	if (busy)
 		__atomic_store_n(&bss->armed, 0, __ATOMIC_SEQ_CST);
 	__atomic_store_n(&ab->quiet_armed, !busy, __ATOMIC_SEQ_CST);
@@ -427,18 +438,8 @@ int64_t acct_bpf_woken_ns(const struct accounting *a)
  * and only the server's look (acct_bpf_wake_overdue) plans again. */
 static bool ran_unwoken(const struct acct_bpf *ab)
 {
-	const struct isod_acct__bss *bss = ab->skel->bss;
-
-	if (!__atomic_load_n(&ab->quiet_armed, __ATOMIC_SEQ_CST) ||
-	    !__atomic_load_n(&bss->armed, __ATOMIC_SEQ_CST))
-		return false;
-	for (size_t w = 0; w < ab->n_words; w++)
-		if (__atomic_load_n(&bss->ran_bits[w], __ATOMIC_SEQ_CST))
-			return true;
-	for (int c = 0; c < ab->ncpus_seen; c++)
-		if (__atomic_load_n(&bss->on_cpu[c], __ATOMIC_SEQ_CST))
-			return true;
-	return false;
+	return __atomic_load_n(&ab->quiet_armed, __ATOMIC_SEQ_CST) &&
+	       __atomic_load_n(&ab->skel->bss->armed, __ATOMIC_SEQ_CST) && any_ran(ab);
 }
 
 int64_t acct_bpf_quiet_since(const struct accounting *a)
